@@ -1,0 +1,139 @@
+//! `stmech`: run, check and demonstrate space-time simulations of rigid bodies.
+//!
+//! Exit codes (also in the README): 0 success, 2 invalid input (scenario or command line,
+//! output directory exists), 3 the solver did not converge, 4 I/O error.
+
+mod plots;
+mod progress;
+mod run;
+
+use clap::{Parser, Subcommand};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// Built-in demo: the rectangular torque of [P, §4.1], shipped in the binary so that
+/// `stmech demo` works from any directory.
+const DEMO_SCENARIO: &str = include_str!("../../../examples/rigid_body/02_rectangular_torque.toml");
+const DEMO_ORIGIN: &str = "examples/rigid_body/02_rectangular_torque.toml (built in)";
+
+#[derive(Parser, Debug)]
+#[command(name = "stmech", version, about = "Space-time Galerkin dynamics of rigid bodies", long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Simulate a scenario file and write trajectory.csv, summary.json and plots.
+    Run {
+        /// Scenario file (TOML), see examples/.
+        scenario: PathBuf,
+        /// Output directory [default: out/<scenario file stem>].
+        #[arg(long, value_name = "DIR")]
+        out: Option<PathBuf>,
+        /// Replace an existing output directory.
+        #[arg(long)]
+        force: bool,
+        /// Do not draw PNG plots (overrides `[output] plots`).
+        #[arg(long)]
+        no_plots: bool,
+    },
+    /// Run the built-in demo (examples/rigid_body/02_rectangular_torque.toml).
+    Demo {
+        /// Output directory.
+        #[arg(long, value_name = "DIR", default_value = "out/demo")]
+        out: PathBuf,
+        /// Replace an existing output directory.
+        #[arg(long)]
+        force: bool,
+    },
+    /// Validate scenario files without solving.
+    Check {
+        /// Scenario files (TOML).
+        #[arg(required = true)]
+        scenarios: Vec<PathBuf>,
+    },
+}
+
+/// A failure with its exit code.
+#[derive(Debug)]
+pub struct Failure {
+    /// Process exit code.
+    pub code: u8,
+    /// What went wrong, printed to stderr.
+    pub error: anyhow::Error,
+}
+
+impl Failure {
+    /// Invalid input: scenario, command line, or an output directory that must not be replaced.
+    pub const INPUT: u8 = 2;
+    /// The solver did not converge.
+    pub const SOLVER: u8 = 3;
+    /// Reading or writing files failed.
+    pub const IO: u8 = 4;
+
+    fn new(code: u8, error: impl Into<anyhow::Error>) -> Self {
+        Self { code, error: error.into() }
+    }
+}
+
+fn main() -> ExitCode {
+    // clap exits with 2 on usage errors and 0 for --help/--version.
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Run { scenario, out, force, no_plots } => {
+            let out = out.unwrap_or_else(|| default_out(&scenario));
+            run::load_path(&scenario)
+                .and_then(|s| run::run(&s, &run::RunOptions { out, force, plots: s.plots && !no_plots }))
+        }
+        Command::Demo { out, force } => run::load_str(DEMO_SCENARIO, DEMO_ORIGIN)
+            .and_then(|s| run::run(&s, &run::RunOptions { out, force, plots: s.plots })),
+        Command::Check { scenarios } => check(&scenarios),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(f) => {
+            eprintln!("error: {:#}", f.error);
+            ExitCode::from(f.code)
+        }
+    }
+}
+
+/// `out/<stem of the scenario file>`.
+fn default_out(scenario: &std::path::Path) -> PathBuf {
+    let stem = scenario.file_stem().map(|s| s.to_os_string()).unwrap_or_else(|| "run".into());
+    PathBuf::from("out").join(stem)
+}
+
+/// Validates every file, reporting each; fails with the code of the first bad file.
+fn check(paths: &[PathBuf]) -> Result<(), Failure> {
+    let mut first_code = None;
+    let mut n_bad = 0;
+    for path in paths {
+        match run::load_path(path) {
+            Ok(s) => {
+                let n_bodies = s.system.bodies().len();
+                println!(
+                    "ok: {}: {n_bodies} bod{}, {} load{}, t = [{}, {}] s, {}",
+                    s.origin,
+                    if n_bodies == 1 { "y" } else { "ies" },
+                    s.n_loads,
+                    if s.n_loads == 1 { "" } else { "s" },
+                    s.t_start,
+                    s.t_end,
+                    s.method_description()
+                );
+            }
+            Err(f) => {
+                eprintln!("error: {:#}", f.error);
+                first_code.get_or_insert(f.code);
+                n_bad += 1;
+            }
+        }
+    }
+    match first_code {
+        None => Ok(()),
+        Some(code) => Err(Failure::new(code, anyhow::anyhow!("{n_bad} of {} scenario files failed the check", paths.len()))),
+    }
+}

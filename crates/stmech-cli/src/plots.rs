@@ -1,0 +1,198 @@
+//! PNG line plots of a trajectory (900×600, DejaVu Sans embedded in the binary so that the
+//! plots look the same on machines without system fonts).
+
+use anyhow::Context;
+use plotters::prelude::*;
+use std::path::Path;
+use std::sync::OnceLock;
+use stmech::io::output::NodeDiagnostics;
+use stmech::model::MultibodySystem;
+use stmech::solve::Trajectory;
+
+const SIZE: (u32, u32) = (900, 600);
+/// Points per curve at most; denser curves are decimated (a 900 px plot shows no more).
+const MAX_POINTS: usize = 2000;
+/// Floor for log10 of the constraint violation: the initial value is exactly zero.
+const LOG_FLOOR: f64 = 1e-16;
+
+/// One curve.
+struct Series {
+    label: String,
+    points: Vec<(f64, f64)>,
+}
+
+fn register_font() -> anyhow::Result<()> {
+    static REGISTERED: OnceLock<bool> = OnceLock::new();
+    let ok = *REGISTERED.get_or_init(|| {
+        plotters::style::register_font("sans-serif", FontStyle::Normal, dejavu::sans::regular()).is_ok()
+    });
+    anyhow::ensure!(ok, "the embedded DejaVu Sans font could not be loaded");
+    Ok(())
+}
+
+/// Node indices to plot: every `stride`-th node and the last one.
+fn sample(n: usize) -> Vec<usize> {
+    let stride = n.div_ceil(MAX_POINTS).max(1);
+    let mut idx: Vec<usize> = (0..n).step_by(stride).collect();
+    if n > 0 && idx.last() != Some(&(n - 1)) {
+        idx.push(n - 1);
+    }
+    idx
+}
+
+/// Draws all plots into `dir`; returns the file names written.
+pub fn write_all(
+    dir: &Path,
+    sys: &MultibodySystem,
+    traj: &Trajectory,
+    diagnostics: &[NodeDiagnostics],
+) -> anyhow::Result<Vec<&'static str>> {
+    register_font()?;
+    let idx = sample(traj.len().min(diagnostics.len()));
+    let t = |k: usize| traj.times[k];
+    let q_series = |label: String, coord: usize| Series {
+        label,
+        points: idx.iter().map(|&k| (t(k), traj.q_at(k)[coord])).collect(),
+    };
+    let diag_series = |label: &str, f: &dyn Fn(&NodeDiagnostics) -> f64| Series {
+        label: label.to_owned(),
+        points: idx.iter().map(|&k| (t(k), f(&diagnostics[k]))).collect(),
+    };
+    let comps = ["x", "y", "z"];
+    let bodies = sys.bodies();
+    // Prefix curves with body names only when there is more than one body.
+    let prefix = |b: usize| if bodies.len() > 1 { format!("{}.", bodies[b].name) } else { String::new() };
+
+    let mut positions = Vec::new();
+    let mut directors = Vec::new();
+    for b in 0..bodies.len() {
+        for (c, name) in comps.iter().enumerate() {
+            positions.push(q_series(format!("{}{name}", prefix(b)), 12 * b + c));
+        }
+        for i in 0..3 {
+            for (c, name) in comps.iter().enumerate() {
+                directors.push(q_series(format!("{}d{}{name}", prefix(b), i + 1), 12 * b + 3 + 3 * i + c));
+            }
+        }
+    }
+    let plots: [(&'static str, &str, &str, Vec<Series>); 5] = [
+        ("positions.png", "Reference point position", "position [m]", positions),
+        ("directors.png", "Director components", "director component [-]", directors),
+        (
+            "energy.png",
+            "Energy",
+            "energy [J]",
+            vec![
+                diag_series("kinetic", &|d| d.kinetic_energy),
+                diag_series("total (kinetic + potential)", &|d| d.total_energy),
+            ],
+        ),
+        (
+            "angular_momentum.png",
+            "Angular momentum about the origin",
+            "angular momentum [kg m²/s]",
+            vec![
+                diag_series("Lx", &|d| d.angular_momentum[0]),
+                diag_series("Ly", &|d| d.angular_momentum[1]),
+                diag_series("Lz", &|d| d.angular_momentum[2]),
+            ],
+        ),
+        (
+            "constraint.png",
+            "Constraint violation at the nodes",
+            "log10 max |Φ| [-]",
+            vec![diag_series("log10 max |Φ| (floor 1e-16)", &|d| {
+                d.constraint_violation.max(LOG_FLOOR).log10()
+            })],
+        ),
+    ];
+    let mut written = Vec::with_capacity(plots.len());
+    for (file, title, y_label, series) in &plots {
+        let path = dir.join(file);
+        line_chart(&path, title, y_label, series).with_context(|| format!("cannot draw {}", path.display()))?;
+        written.push(*file);
+    }
+    Ok(written)
+}
+
+/// `[lo, hi]` of all finite values, padded by 5 %; a sensible interval for constant data.
+fn padded_range(values: impl Iterator<Item = f64>) -> (f64, f64) {
+    let (lo, hi) = values
+        .filter(|v| v.is_finite())
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| (lo.min(v), hi.max(v)));
+    if lo > hi {
+        return (0.0, 1.0);
+    }
+    let span = hi - lo;
+    // Flat curves (e.g. conserved quantities): show a band around the value instead of
+    // magnifying round-off to full height.
+    let min_span = 1e-9 * lo.abs().max(hi.abs()).max(1e-12);
+    if span < min_span {
+        let half = 0.5 * min_span.max(1e-3 * lo.abs().max(1.0));
+        return (lo - half, hi + half);
+    }
+    (lo - 0.05 * span, hi + 0.05 * span)
+}
+
+fn line_chart(path: &Path, title: &str, y_label: &str, series: &[Series]) -> anyhow::Result<()> {
+    let (x0, x1) = padded_range(series.iter().flat_map(|s| s.points.iter().map(|p| p.0)));
+    let (y0, y1) = padded_range(series.iter().flat_map(|s| s.points.iter().map(|p| p.1)));
+    let root = BitMapBackend::new(path, SIZE).into_drawing_area();
+    root.fill(&WHITE)?;
+    let mut chart = ChartBuilder::on(&root)
+        .caption(title, ("sans-serif", 24))
+        .margin(16)
+        .x_label_area_size(50)
+        .y_label_area_size(90)
+        .build_cartesian_2d(x0..x1, y0..y1)?;
+    chart
+        .configure_mesh()
+        .x_desc("t [s]")
+        .y_desc(y_label)
+        .label_style(("sans-serif", 15))
+        .axis_desc_style(("sans-serif", 17))
+        .light_line_style(WHITE.mix(0.0))
+        .draw()?;
+    for (i, s) in series.iter().enumerate() {
+        let color = Palette99::pick(i).to_rgba();
+        let points = s.points.iter().copied().filter(|(x, y)| x.is_finite() && y.is_finite());
+        chart
+            .draw_series(LineSeries::new(points, color.stroke_width(2)))?
+            .label(s.label.as_str())
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 24, y)], color.stroke_width(2)));
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperRight)
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK.mix(0.4))
+        .label_font(("sans-serif", 14))
+        .draw()?;
+    root.present()?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sampling_keeps_ends_and_bounds_count() {
+        assert!(sample(0).is_empty());
+        assert_eq!(sample(3), vec![0, 1, 2]);
+        let s = sample(10_001);
+        assert!(s.len() <= MAX_POINTS + 1);
+        assert_eq!((s[0], *s.last().unwrap()), (0, 10_000));
+    }
+
+    #[test]
+    fn ranges_are_never_empty() {
+        let (a, b) = padded_range([1.0, 1.0].into_iter());
+        assert!(b > a);
+        let (a, b) = padded_range([0.0].into_iter());
+        assert!(b > a);
+        assert_eq!(padded_range(std::iter::empty()), (0.0, 1.0));
+        let (a, b) = padded_range([f64::NAN, 2.0, 4.0].into_iter());
+        assert!(a < 2.0 && b > 4.0 && a.is_finite());
+    }
+}

@@ -1,0 +1,156 @@
+//! The `run` pipeline: scenario → output directory → solve → files → summary on stdout.
+
+use crate::Failure;
+use crate::plots;
+use crate::progress::Progress;
+use stmech::io::output::{self, OutputDir, OutputError};
+use stmech::io::scenario::{Scenario, ScenarioError};
+use stmech::solve::Trajectory;
+use stmech::solve::scheme::simulate;
+use std::io::BufWriter;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// What `run` and `demo` need besides the scenario.
+pub struct RunOptions {
+    /// Final output directory.
+    pub out: PathBuf,
+    /// Replace an existing output directory.
+    pub force: bool,
+    /// Draw PNG plots.
+    pub plots: bool,
+}
+
+fn scenario_failure(e: ScenarioError) -> Failure {
+    let code = match e {
+        ScenarioError::Read { .. } => Failure::IO,
+        _ => Failure::INPUT,
+    };
+    Failure::new(code, e)
+}
+
+fn output_failure(e: OutputError) -> Failure {
+    let code = match e {
+        OutputError::Exists(_) | OutputError::BadPath(_) => Failure::INPUT,
+        _ => Failure::IO,
+    };
+    Failure::new(code, e)
+}
+
+/// Reads and validates a scenario file.
+pub fn load_path(path: &Path) -> Result<Scenario, Failure> {
+    Scenario::from_path(path).map_err(scenario_failure)
+}
+
+/// Validates scenario text.
+pub fn load_str(text: &str, origin: &str) -> Result<Scenario, Failure> {
+    Scenario::from_toml_str(text, origin).map_err(scenario_failure)
+}
+
+/// Solves `scenario` and writes its results to `opts.out` (see [`OutputDir`]).
+pub fn run(scenario: &Scenario, opts: &RunOptions) -> Result<(), Failure> {
+    let started = Instant::now();
+    // Before solving: a result that cannot be saved should not cost a long solve first.
+    let dir = OutputDir::prepare(&opts.out, opts.force).map_err(output_failure)?;
+    eprintln!(
+        "stmech: {} on t = [{}, {}] s with {}",
+        scenario.origin,
+        scenario.t_start,
+        scenario.t_end,
+        scenario.method_description()
+    );
+    let sys = &scenario.system;
+    let (q0, p0) = sys.initial_state();
+    let progress = Progress::start();
+    let solve_start = Instant::now();
+    let result = simulate(
+        sys,
+        &q0,
+        &p0,
+        scenario.t_start,
+        scenario.t_end,
+        &scenario.method,
+        &scenario.newton,
+        &mut |fraction| progress.set(fraction),
+    );
+    let solve_seconds = solve_start.elapsed().as_secs_f64();
+    progress.finish();
+    let traj = match result {
+        Ok(traj) => traj,
+        Err(e) => {
+            let summary = output::summary_failed(scenario, &e, solve_seconds);
+            let error = match dir.fail(&summary) {
+                Ok(failed) => {
+                    anyhow::Error::new(e).context(format!("run failed; details in {}", failed.join("summary.json").display()))
+                }
+                Err(write_err) => anyhow::Error::new(e).context(format!("run failed, and so did saving its summary: {write_err}")),
+            };
+            return Err(Failure::new(Failure::SOLVER, error));
+        }
+    };
+
+    let diagnostics = output::node_diagnostics(sys, &traj);
+    let csv_path = dir.file("trajectory.csv");
+    let csv = std::fs::File::create(&csv_path)
+        .and_then(|f| output::write_trajectory_csv(BufWriter::new(f), sys, &traj, &diagnostics))
+        .map_err(|source| OutputError::Io { action: "write", path: csv_path, source });
+    csv.map_err(output_failure)?;
+    let plot_files = if opts.plots {
+        plots::write_all(dir.path(), sys, &traj, &diagnostics).map_err(|e| Failure::new(Failure::IO, e))?
+    } else {
+        Vec::new()
+    };
+    // Last, so that an "ok" summary implies every other file is complete.
+    let summary = output::summary_ok(scenario, &traj, &diagnostics, solve_seconds);
+    output::write_json(&dir.file("summary.json"), &summary).map_err(output_failure)?;
+    let out = dir.commit().map_err(output_failure)?;
+    print_summary(scenario, &traj, &summary, &out, &plot_files, started.elapsed().as_secs_f64());
+    Ok(())
+}
+
+fn fmt_vec(v: &[f64]) -> String {
+    let parts: Vec<String> = v.iter().map(|x| format!("{x:.6}")).collect();
+    format!("({})", parts.join(", "))
+}
+
+fn print_summary(
+    scenario: &Scenario,
+    traj: &Trajectory,
+    summary: &serde_json::Value,
+    out: &Path,
+    plot_files: &[&str],
+    total_seconds: f64,
+) {
+    let q = traj.q_final();
+    println!("{}", traj.method);
+    for (b, body) in scenario.system.bodies().iter().enumerate() {
+        let o = 12 * b;
+        println!("{} at t = {} s:", body.name, scenario.t_end);
+        println!("  reference point {} m", fmt_vec(&q[o..o + 3]));
+        for i in 0..3 {
+            println!("  d{} = {}", i + 1, fmt_vec(&q[o + 3 + 3 * i..o + 6 + 3 * i]));
+        }
+    }
+    let f = |path: &[&str]| {
+        path.iter().fold(summary, |v, k| &v[*k]).as_f64().map_or_else(|| "n/a".to_owned(), |x| format!("{x:.3e}"))
+    };
+    println!(
+        "Newton iterations: {} in {} block{}",
+        traj.total_newton_iterations(),
+        traj.blocks.len(),
+        if traj.blocks.len() == 1 { "" } else { "s" }
+    );
+    println!(
+        "max |Φ|: {} at nodes, {} between nodes; total energy drift {} J",
+        f(&["constraint_violation", "max_at_nodes"]),
+        f(&["constraint_violation", "max_between_nodes"]),
+        f(&["drift", "total_energy"])
+    );
+    println!(
+        "wall time: {:.3} s solve, {total_seconds:.3} s total",
+        summary["wall_time_seconds"].as_f64().unwrap_or(0.0)
+    );
+    let mut files = vec!["trajectory.csv", "summary.json"];
+    files.extend_from_slice(plot_files);
+    println!("output: {} ({})", out.display(), files.join(", "));
+}

@@ -1,0 +1,89 @@
+//! Compressed sparse column (CSC) patterns assembled from element entry lists.
+//!
+//! Entries are bucketed per column, each column sorted and de-duplicated; the position of an
+//! entry is then a binary search in its (short) column. This avoids a global sort of all
+//! element entries (the guide measured ~8 s for 64M triplets) and runs once per mesh.
+
+/// Marker for an element entry that is not part of the system (e.g. a row or column of a
+/// prescribed initial value).
+pub const SKIP: u32 = u32::MAX;
+
+/// A square CSC sparsity pattern.
+#[derive(Clone, Debug)]
+pub struct CscPattern {
+    /// Dimension.
+    pub n: usize,
+    /// Column pointers, length `n + 1`.
+    pub col_ptr: Vec<usize>,
+    /// Row indices, sorted within each column.
+    pub row_idx: Vec<usize>,
+}
+
+impl CscPattern {
+    /// Builds the pattern of the entries `(row, col)` produced by `entries`, which is called
+    /// twice (count, then fill) and must yield the same sequence both times.
+    pub fn from_entries<I: Iterator<Item = (usize, usize)>>(n: usize, entries: impl Fn() -> I) -> Self {
+        let mut counts = vec![0usize; n + 1];
+        for (_, c) in entries() {
+            counts[c + 1] += 1;
+        }
+        for c in 0..n {
+            counts[c + 1] += counts[c];
+        }
+        let mut fill = counts.clone();
+        let mut rows = vec![0usize; counts[n]];
+        for (r, c) in entries() {
+            rows[fill[c]] = r;
+            fill[c] += 1;
+        }
+        // sort + dedup each column, compacting in place
+        let mut col_ptr = vec![0usize; n + 1];
+        let mut out = 0;
+        for c in 0..n {
+            let (s, e) = (counts[c], counts[c + 1]);
+            rows[s..e].sort_unstable();
+            let start = out;
+            for k in s..e {
+                if k == s || rows[k] != rows[k - 1] {
+                    rows[out] = rows[k];
+                    out += 1;
+                }
+            }
+            col_ptr[c] = start;
+        }
+        col_ptr[n] = out;
+        rows.truncate(out);
+        Self { n, col_ptr, row_idx: rows }
+    }
+
+    /// Number of stored entries.
+    pub fn nnz(&self) -> usize {
+        self.row_idx.len()
+    }
+
+    /// Position of `(row, col)` in the value array.
+    ///
+    /// # Panics
+    /// If the entry is not in the pattern (programmer error: patterns are built from the same
+    /// entry lists that are looked up).
+    pub fn position(&self, row: usize, col: usize) -> usize {
+        let s = self.col_ptr[col];
+        let e = self.col_ptr[col + 1];
+        s + self.row_idx[s..e].binary_search(&row).expect("entry must be in the sparsity pattern")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pattern_dedups_and_positions() {
+        let entries = [(0, 0), (2, 0), (0, 0), (1, 1), (2, 2), (0, 2)];
+        let p = CscPattern::from_entries(3, || entries.iter().copied());
+        assert_eq!(p.col_ptr, vec![0, 2, 3, 5]);
+        assert_eq!(p.row_idx, vec![0, 2, 1, 0, 2]);
+        assert_eq!(p.position(2, 0), 1);
+        assert_eq!(p.position(0, 2), 3);
+    }
+}

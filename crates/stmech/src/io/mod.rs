@@ -1,0 +1,7 @@
+//! Scenario files and result writers.
+//!
+//! [`scenario`] turns a TOML file into a validated model and method; [`output`] writes the
+//! trajectory and run summary into an output directory that appears only on success.
+
+pub mod output;
+pub mod scenario;

@@ -1,0 +1,499 @@
+//! Result files of a run and the directory they go to.
+//!
+//! * `trajectory.csv`: one row per time node with positions, directors, momenta, energies,
+//!   angular momentum and constraint violation ([`write_trajectory_csv`]).
+//! * `summary.json`: input echo, method, final state, Newton statistics, drifts and status
+//!   ([`summary_ok`], [`summary_failed`]).
+//!
+//! Results are written into a staging directory `<out>.tmp-<pid>` beside `<out>` and renamed
+//! to `<out>` only when everything succeeded ([`OutputDir`]), so `<out>` never holds a
+//! half-written or failed run. Failed runs leave their summary in `<out>.failed`.
+//!
+//! Plotting is not done here: it belongs to front ends (the `stmech` CLI draws PNGs into
+//! [`OutputDir::path`] before committing).
+
+use crate::error::SolveError;
+use crate::io::scenario::Scenario;
+use crate::model::{ConstrainedSystem, MultibodySystem};
+use crate::solve::Trajectory;
+use serde_json::{Value, json};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// Failure to prepare or write an output directory.
+#[derive(Debug, thiserror::Error)]
+pub enum OutputError {
+    /// The target exists and replacing it was not allowed.
+    #[error(
+        "output directory {} already exists; remove it, choose another directory (--out DIR), \
+         or replace it (--force)",
+        .0.display()
+    )]
+    Exists(PathBuf),
+    /// The target path cannot name a directory to create (e.g. `/` or `..`).
+    #[error("{} cannot be used as an output directory: give a path ending in a new directory name", .0.display())]
+    BadPath(PathBuf),
+    /// A file-system operation failed.
+    #[error("cannot {action} {}: {source}", path.display())]
+    Io {
+        /// What was attempted ("create directory", "write", "rename", ...).
+        action: &'static str,
+        /// The path it was attempted on.
+        path: PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+}
+
+fn io_err(action: &'static str, path: &Path) -> impl FnOnce(std::io::Error) -> OutputError {
+    let path = path.to_owned();
+    move |source| OutputError::Io { action, path, source }
+}
+
+/// Diagnostics of one time node, shared by the CSV, the summary and plots.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct NodeDiagnostics {
+    /// Kinetic energy `½ pᵀ𝕄⁻¹p` (J).
+    pub kinetic_energy: f64,
+    /// Potential energy of conservative loads (J).
+    pub potential_energy: f64,
+    /// Kinetic plus potential energy (J).
+    pub total_energy: f64,
+    /// Angular momentum about the origin, global frame (kg·m²/s).
+    pub angular_momentum: [f64; 3],
+    /// Largest `|Φ|` of all constraints at the node (dimensionless).
+    pub constraint_violation: f64,
+}
+
+/// [`NodeDiagnostics`] for every node of `traj`.
+pub fn node_diagnostics<S: ConstrainedSystem + ?Sized>(sys: &S, traj: &Trajectory) -> Vec<NodeDiagnostics> {
+    let mut ev = sys.new_point_eval();
+    // Φ does not depend on λ; zeros avoid relying on the stored (block-wise) multipliers.
+    let lambda = vec![0.0; sys.n_lambda()];
+    (0..traj.len())
+        .map(|k| {
+            let (q, p) = (traj.q_at(k), traj.p_at(k));
+            sys.eval(traj.times[k], q, &lambda, &mut ev, false);
+            let kinetic_energy = sys.kinetic_energy(p);
+            let potential_energy = sys.potential_energy(q);
+            NodeDiagnostics {
+                kinetic_energy,
+                potential_energy,
+                total_energy: kinetic_energy + potential_energy,
+                angular_momentum: sys.angular_momentum(q, p),
+                constraint_violation: ev.phi.iter().fold(0.0, |m: f64, x| m.max(x.abs())),
+            }
+        })
+        .collect()
+}
+
+const COMPONENTS: [&str; 3] = ["x", "y", "z"];
+
+/// Column names of `trajectory.csv`, with units in brackets.
+pub fn csv_header(sys: &MultibodySystem) -> Vec<String> {
+    let mut cols = vec!["t [s]".to_owned()];
+    for b in sys.bodies() {
+        let n = &b.name;
+        cols.extend(COMPONENTS.iter().map(|c| format!("{n}.{c} [m]")));
+        for i in 1..=3 {
+            cols.extend(COMPONENTS.iter().map(|c| format!("{n}.d{i}{c} [-]")));
+        }
+        cols.extend(COMPONENTS.iter().map(|c| format!("{n}.p{c} [kg m/s]")));
+        // π_i = ∂T/∂ḋ_i = S^i φ̄_t + E^ij ḋ_j: kg·m² times 1/s.
+        for i in 1..=3 {
+            cols.extend(COMPONENTS.iter().map(|c| format!("{n}.pd{i}{c} [kg m^2/s]")));
+        }
+    }
+    cols.extend(
+        [
+            "kinetic_energy [J]",
+            "potential_energy [J]",
+            "total_energy [J]",
+            "Lx [kg m^2/s]",
+            "Ly [kg m^2/s]",
+            "Lz [kg m^2/s]",
+            "constraint_violation [-]",
+        ]
+        .map(String::from),
+    );
+    cols
+}
+
+/// Writes `trajectory.csv`: [`csv_header`], then one row per node. Numbers use Rust's
+/// shortest round-trip exponent form (`{:e}`), so the file is exact and deterministic.
+pub fn write_trajectory_csv<W: Write>(
+    mut w: W,
+    sys: &MultibodySystem,
+    traj: &Trajectory,
+    diagnostics: &[NodeDiagnostics],
+) -> std::io::Result<()> {
+    writeln!(w, "{}", csv_header(sys).join(","))?;
+    let mut line = String::new();
+    for (k, d) in diagnostics.iter().enumerate().take(traj.len()) {
+        use std::fmt::Write as _;
+        line.clear();
+        let _ = write!(line, "{:e}", traj.times[k]);
+        let (q, p) = (traj.q_at(k), traj.p_at(k));
+        for b in 0..sys.bodies().len() {
+            for x in q[12 * b..12 * b + 12].iter().chain(&p[12 * b..12 * b + 12]) {
+                let _ = write!(line, ",{x:e}");
+            }
+        }
+        let l = d.angular_momentum;
+        for x in [d.kinetic_energy, d.potential_energy, d.total_energy, l[0], l[1], l[2], d.constraint_violation] {
+            let _ = write!(line, ",{x:e}");
+        }
+        writeln!(w, "{line}")?;
+    }
+    w.flush()
+}
+
+/// `max − min` of `f` over the nodes (0 for no nodes).
+fn spread(diagnostics: &[NodeDiagnostics], f: impl Fn(&NodeDiagnostics) -> f64) -> f64 {
+    let (lo, hi) = diagnostics
+        .iter()
+        .map(f)
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), x| (lo.min(x), hi.max(x)));
+    if hi >= lo { hi - lo } else { 0.0 }
+}
+
+fn scenario_json(scenario: &Scenario) -> Value {
+    json!({ "origin": scenario.origin, "input": scenario.echo })
+}
+
+/// `summary.json` of a successful run; `wall_seconds` is the solve's wall time.
+pub fn summary_ok(scenario: &Scenario, traj: &Trajectory, diagnostics: &[NodeDiagnostics], wall_seconds: f64) -> Value {
+    let sys = &scenario.system;
+    let q = traj.q_final();
+    let bodies: Vec<Value> = sys
+        .bodies()
+        .iter()
+        .enumerate()
+        .map(|(b, body)| {
+            let o = 12 * b;
+            json!({
+                "name": body.name,
+                "final_position": &q[o..o + 3],
+                "final_directors": [&q[o + 3..o + 6], &q[o + 6..o + 9], &q[o + 9..o + 12]],
+            })
+        })
+        .collect();
+    let (at_nodes, between_nodes) = traj.constraint_violation(sys);
+    json!({
+        "stmech_version": env!("CARGO_PKG_VERSION"),
+        "status": "ok",
+        "error": Value::Null,
+        "scenario": scenario_json(scenario),
+        "method": traj.method,
+        "time": { "start": scenario.t_start, "end": scenario.t_end, "nodes": traj.len() },
+        "bodies": bodies,
+        "newton": {
+            "tolerance": scenario.newton.tolerance,
+            "max_iterations": scenario.newton.max_iterations,
+            "total_iterations": traj.total_newton_iterations(),
+            "blocks": traj.blocks,
+        },
+        "wall_time_seconds": wall_seconds,
+        "drift": {
+            "total_energy": spread(diagnostics, |d| d.total_energy),
+            "kinetic_energy": spread(diagnostics, |d| d.kinetic_energy),
+            "angular_momentum": [
+                spread(diagnostics, |d| d.angular_momentum[0]),
+                spread(diagnostics, |d| d.angular_momentum[1]),
+                spread(diagnostics, |d| d.angular_momentum[2]),
+            ],
+        },
+        "constraint_violation": { "max_at_nodes": at_nodes, "max_between_nodes": between_nodes },
+    })
+}
+
+/// `summary.json` of a run whose solver failed: status `"failed"`, the error message, and
+/// where Newton stopped with its residual history.
+pub fn summary_failed(scenario: &Scenario, error: &SolveError, wall_seconds: f64) -> Value {
+    let failure = match error {
+        SolveError::NewtonDiverged { block, t_start, t_end, iterations, residual, tolerance, history } => json!({
+            "kind": "newton-diverged",
+            "block": block,
+            "t_start": t_start,
+            "t_end": t_end,
+            "iterations": iterations,
+            "residual": residual,
+            "tolerance": tolerance,
+            "residual_history": history,
+        }),
+        SolveError::NonFinite { block, t_start, t_end, iteration } => json!({
+            "kind": "non-finite",
+            "block": block,
+            "t_start": t_start,
+            "t_end": t_end,
+            "iteration": iteration,
+        }),
+        SolveError::Factorization(msg) => json!({ "kind": "factorization", "message": msg }),
+    };
+    json!({
+        "stmech_version": env!("CARGO_PKG_VERSION"),
+        "status": "failed",
+        "error": error.to_string(),
+        "failure": failure,
+        "scenario": scenario_json(scenario),
+        "method": scenario.method_description(),
+        "time": { "start": scenario.t_start, "end": scenario.t_end },
+        "newton": {
+            "tolerance": scenario.newton.tolerance,
+            "max_iterations": scenario.newton.max_iterations,
+        },
+        "wall_time_seconds": wall_seconds,
+    })
+}
+
+/// Writes `value` as pretty JSON to `path`.
+pub fn write_json(path: &Path, value: &Value) -> Result<(), OutputError> {
+    let mut text = serde_json::to_string_pretty(value).unwrap_or_else(|_| "null".to_owned());
+    text.push('\n');
+    std::fs::write(path, text).map_err(io_err("write", path))
+}
+
+/// Removes a file or directory tree at `path`.
+fn remove_any(path: &Path) -> std::io::Result<()> {
+    if std::fs::symlink_metadata(path)?.is_dir() {
+        std::fs::remove_dir_all(path)
+    } else {
+        std::fs::remove_file(path)
+    }
+}
+
+/// `<dir>/<name><suffix>` for the target `<dir>/<name>`.
+fn sibling(target: &Path, suffix: &str) -> PathBuf {
+    let mut name = target.file_name().unwrap_or_default().to_owned();
+    name.push(suffix);
+    target.with_file_name(name)
+}
+
+/// A staging directory for one run's results, committed to the target only on success.
+///
+/// Dropping it without [`commit`](Self::commit) removes the staging directory, so
+/// interrupted or failed runs leave no partial output behind.
+#[derive(Debug)]
+pub struct OutputDir {
+    target: PathBuf,
+    staging: PathBuf,
+    force: bool,
+    done: bool,
+}
+
+impl OutputDir {
+    /// Checks the target and creates the staging directory `<target>.tmp-<pid>` beside it.
+    /// An existing `target` is an error unless `force`. Call this before solving so that a
+    /// user does not wait for a result that cannot be saved.
+    pub fn prepare(target: &Path, force: bool) -> Result<Self, OutputError> {
+        let name_ok = target.file_name().is_some_and(|n| !n.is_empty());
+        if !name_ok {
+            return Err(OutputError::BadPath(target.to_owned()));
+        }
+        if !force && std::fs::symlink_metadata(target).is_ok() {
+            return Err(OutputError::Exists(target.to_owned()));
+        }
+        if let Some(parent) = target.parent().filter(|p| !p.as_os_str().is_empty()) {
+            std::fs::create_dir_all(parent).map_err(io_err("create directory", parent))?;
+        }
+        let staging = sibling(target, &format!(".tmp-{}", std::process::id()));
+        if std::fs::symlink_metadata(&staging).is_ok() {
+            // Left over by an earlier process that had our pid and was killed.
+            remove_any(&staging).map_err(io_err("remove stale staging directory", &staging))?;
+        }
+        std::fs::create_dir(&staging).map_err(io_err("create directory", &staging))?;
+        Ok(Self { target: target.to_owned(), staging, force, done: false })
+    }
+
+    /// Directory to write result files into (the staging directory).
+    pub fn path(&self) -> &Path {
+        &self.staging
+    }
+
+    /// The final output directory.
+    pub fn target(&self) -> &Path {
+        &self.target
+    }
+
+    /// Path of a file in the staging directory.
+    pub fn file(&self, name: &str) -> PathBuf {
+        self.staging.join(name)
+    }
+
+    /// Renames the staging directory to the target. With `force`, an existing target is
+    /// first renamed away and deleted only after the new one is in place, so the target
+    /// path always holds a complete result. Removes a stale `<target>.failed`.
+    pub fn commit(mut self) -> Result<PathBuf, OutputError> {
+        let exists = std::fs::symlink_metadata(&self.target).is_ok();
+        if exists && !self.force {
+            // Created by someone else while we were solving.
+            return Err(OutputError::Exists(self.target.clone()));
+        }
+        let old = sibling(&self.target, &format!(".old-{}", std::process::id()));
+        if exists {
+            if std::fs::symlink_metadata(&old).is_ok() {
+                remove_any(&old).map_err(io_err("remove", &old))?;
+            }
+            std::fs::rename(&self.target, &old).map_err(io_err("move away the old output", &self.target))?;
+        }
+        if let Err(source) = std::fs::rename(&self.staging, &self.target) {
+            if exists {
+                // Put the previous result back rather than leaving nothing at the target.
+                let _ = std::fs::rename(&old, &self.target);
+            }
+            return Err(OutputError::Io { action: "rename the results to", path: self.target.clone(), source });
+        }
+        self.done = true;
+        if exists {
+            remove_any(&old).map_err(io_err("remove the old output", &old))?;
+        }
+        let failed = sibling(&self.target, ".failed");
+        if std::fs::symlink_metadata(&failed).is_ok() {
+            // A previous failure of this target is superseded by this success.
+            let _ = remove_any(&failed);
+        }
+        Ok(self.target.clone())
+    }
+
+    /// Discards the staging directory and writes `summary` as `summary.json` into
+    /// `<target>.failed` (replacing an earlier one); returns that directory.
+    pub fn fail(mut self, summary: &Value) -> Result<PathBuf, OutputError> {
+        let _ = std::fs::remove_dir_all(&self.staging);
+        self.done = true;
+        let failed = sibling(&self.target, ".failed");
+        let staging = sibling(&self.target, &format!(".failed.tmp-{}", std::process::id()));
+        if std::fs::symlink_metadata(&staging).is_ok() {
+            remove_any(&staging).map_err(io_err("remove", &staging))?;
+        }
+        std::fs::create_dir(&staging).map_err(io_err("create directory", &staging))?;
+        let written = write_json(&staging.join("summary.json"), summary).and_then(|()| {
+            if std::fs::symlink_metadata(&failed).is_ok() {
+                remove_any(&failed).map_err(io_err("remove", &failed))?;
+            }
+            std::fs::rename(&staging, &failed).map_err(io_err("rename to", &failed))
+        });
+        if written.is_err() {
+            let _ = std::fs::remove_dir_all(&staging);
+        }
+        written.map(|()| failed)
+    }
+}
+
+impl Drop for OutputDir {
+    fn drop(&mut self) {
+        if !self.done {
+            let _ = std::fs::remove_dir_all(&self.staging);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::solve::NewtonParams;
+    use crate::solve::scheme::simulate;
+
+    const SCENARIO: &str = r#"
+[time]
+end = 0.5
+[method]
+kind = "space-time"
+order = 2
+elements_per_block = 5
+blocks = 2
+[[bodies]]
+name = "box"
+box = { edges = [2.0, 1.0, 1.0], density = 1.5 }
+velocity = [1.0, 0.0, 0.0]
+angular_velocity = [0.3, 1.0, 0.2]
+[[loads]]
+body = "box"
+kind = "body-force"
+vector = [0.0, 0.0, -9.81]
+"#;
+
+    fn run() -> (Scenario, Trajectory) {
+        let s = Scenario::from_toml_str(SCENARIO, "t").unwrap();
+        let (q0, p0) = s.system.initial_state();
+        let traj = simulate(&s.system, &q0, &p0, s.t_start, s.t_end, &s.method, &s.newton, &mut |_| {}).unwrap();
+        (s, traj)
+    }
+
+    #[test]
+    fn csv_has_header_and_one_row_per_node() {
+        let (s, traj) = run();
+        let diags = node_diagnostics(&s.system, &traj);
+        let mut buf = Vec::new();
+        write_trajectory_csv(&mut buf, &s.system, &traj, &diags).unwrap();
+        let text = String::from_utf8(buf).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), traj.len() + 1);
+        let header: Vec<&str> = lines[0].split(',').collect();
+        assert_eq!(header.len(), 1 + 24 + 7);
+        assert_eq!(header[0], "t [s]");
+        assert_eq!(header[1], "box.x [m]");
+        assert_eq!(header[4], "box.d1x [-]");
+        assert_eq!(header[13], "box.px [kg m/s]");
+        assert_eq!(header[31], "constraint_violation [-]");
+        let last: Vec<f64> = lines[traj.len()].split(',').map(|x| x.parse().unwrap()).collect();
+        assert_eq!(last[0], 0.5);
+        assert_eq!(last[1], traj.q_final()[0]);
+        // energy with gravity: potential energy is tracked and the total is nearly conserved
+        assert!(diags[0].potential_energy == 0.0 && diags.last().unwrap().potential_energy != 0.0);
+        let summary = summary_ok(&s, &traj, &diags, 0.1);
+        assert_eq!(summary["status"], "ok");
+        assert_eq!(summary["bodies"][0]["final_directors"].as_array().unwrap().len(), 3);
+        assert_eq!(summary["newton"]["blocks"].as_array().unwrap().len(), 2);
+        assert!(summary["drift"]["total_energy"].as_f64().unwrap() < 1e-3);
+    }
+
+    #[test]
+    fn failed_summary_has_history() {
+        let (s, _) = run();
+        let s = Scenario { newton: NewtonParams { tolerance: 1e-10, max_iterations: 1 }, ..s };
+        let (q0, p0) = s.system.initial_state();
+        let err = simulate(&s.system, &q0, &p0, s.t_start, s.t_end, &s.method, &s.newton, &mut |_| {}).unwrap_err();
+        let v = summary_failed(&s, &err, 0.0);
+        assert_eq!(v["status"], "failed");
+        assert_eq!(v["failure"]["kind"], "newton-diverged");
+        assert_eq!(v["failure"]["residual_history"].as_array().unwrap().len(), 2);
+    }
+
+    #[test]
+    fn output_dir_commits_refuses_and_replaces() {
+        let root = std::env::temp_dir().join(format!("stmech-output-test-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        let target = root.join("nested").join("out");
+        let dir = OutputDir::prepare(&target, false).unwrap();
+        std::fs::write(dir.file("a.txt"), "1").unwrap();
+        assert!(!target.exists());
+        assert_eq!(dir.commit().unwrap(), target);
+        assert_eq!(std::fs::read_to_string(target.join("a.txt")).unwrap(), "1");
+        assert!(matches!(OutputDir::prepare(&target, false), Err(OutputError::Exists(_))));
+
+        let dir = OutputDir::prepare(&target, true).unwrap();
+        std::fs::write(dir.file("b.txt"), "2").unwrap();
+        dir.commit().unwrap();
+        assert!(!target.join("a.txt").exists() && target.join("b.txt").exists());
+
+        // dropped without commit: nothing left behind
+        let other = root.join("other");
+        let dir = OutputDir::prepare(&other, false).unwrap();
+        let staging = dir.path().to_owned();
+        drop(dir);
+        assert!(!staging.exists() && !other.exists());
+
+        let dir = OutputDir::prepare(&other, false).unwrap();
+        let failed = dir.fail(&json!({"status": "failed"})).unwrap();
+        assert!(!other.exists());
+        assert!(failed.join("summary.json").exists());
+        // a later success removes the stale failure
+        OutputDir::prepare(&other, false).unwrap().commit().unwrap();
+        assert!(other.exists() && !failed.exists());
+
+        assert!(matches!(OutputDir::prepare(Path::new("/"), false), Err(OutputError::BadPath(_))));
+        let leftovers: Vec<_> = std::fs::read_dir(root.join("nested")).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert_eq!(leftovers, vec![std::ffi::OsString::from("out")]);
+        std::fs::remove_dir_all(&root).unwrap();
+    }
+}

@@ -1,0 +1,22 @@
+//! # stmech
+//!
+//! Dynamics of rigid and flexible mechanical systems solved in space and time at once.
+//!
+//! Data flows one way: scenario ([`io`]) → model ([`model`]) → discretisation
+//! ([`discretize`]) → nonlinear solve ([`solve`]) → results.
+//!
+//! # References
+//! * `[P]` C. Hesch, S. Glas, S. Schuß et al., *A space-time Galerkin approach to rigid body
+//!   dynamics* (the rigid-body space-time paper; equation numbers refer to it).
+#![warn(missing_docs)]
+#![allow(clippy::needless_range_loop)]
+
+pub mod basis;
+pub mod discretize;
+pub mod error;
+pub mod io;
+pub mod math;
+pub mod model;
+pub mod solve;
+
+pub use error::Error;

@@ -1,0 +1,12 @@
+//! Mechanical models: rigid bodies, loads, constraints, and their assembly into one
+//! [`ConstrainedSystem`] (the semi-discrete DAE that every time discretisation consumes).
+
+pub mod constraint;
+pub mod load;
+pub mod rigid_body;
+pub mod system;
+
+pub use constraint::{Constraint, Orthonormality};
+pub use load::{Load, LoadKind, TimeFunction};
+pub use rigid_body::{MassProperties, RigidBody};
+pub use system::{ConstrainedSystem, MultibodySystem, PointEval};

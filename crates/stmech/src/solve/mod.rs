@@ -1,0 +1,9 @@
+//! Nonlinear and linear solvers, and the time schemes that drive them.
+
+pub mod linear;
+pub mod newton;
+pub mod scheme;
+pub mod trajectory;
+
+pub use newton::{NewtonParams, NewtonReport};
+pub use trajectory::{BlockReport, Trajectory};

@@ -1,0 +1,198 @@
+//! One-step θ-schemes on the director DAE with the constraint enforced at the step end:
+//!
+//! ```text
+//! q₁ − q₀ = h 𝕄⁻¹ p_θ,
+//! p₁ − p₀ = h ( f(q_θ, t_θ) − G(q_θ)ᵀ λ₁ ),
+//! Φ(q₁)   = 0,                     x_θ = (1−θ) x₀ + θ x₁,  t_θ = t₀ + θ h.
+//! ```
+//!
+//! `θ = 1` is the implicit Euler (endpoint) rule, first order; `θ = ½` the midpoint rule,
+//! second order. For the quadratic director constraints `G(q_½)` is the discrete gradient of
+//! `Φ`, so the midpoint rule conserves energy and angular momentum of free bodies.
+//! The iteration matrix of this index-3 formulation has condition number `O(h⁻³)` [P, §4.1].
+
+use super::velocity;
+use crate::discretize::pattern::CscPattern;
+use crate::error::SolveError;
+use crate::model::{ConstrainedSystem, PointEval};
+use crate::solve::linear::SparseLu;
+use crate::solve::newton::{NewtonContext, NewtonReport, NewtonSolver, NewtonSystem};
+use crate::solve::{BlockReport, NewtonParams, Trajectory};
+
+/// A θ-scheme, see the module docs.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
+pub struct ThetaScheme {
+    /// Evaluation point `θ ∈ (0, 1]` of forces and constraint gradients.
+    pub theta: f64,
+}
+
+impl ThetaScheme {
+    /// Implicit Euler / endpoint rule (`θ = 1`).
+    pub const IMPLICIT_EULER: Self = Self { theta: 1.0 };
+    /// Midpoint rule (`θ = ½`).
+    pub const MIDPOINT: Self = Self { theta: 0.5 };
+
+    /// Name for reports.
+    pub fn name(&self) -> String {
+        if self.theta == 1.0 {
+            "implicit Euler".into()
+        } else if self.theta == 0.5 {
+            "midpoint".into()
+        } else {
+            format!("theta = {}", self.theta)
+        }
+    }
+}
+
+struct Step<'a, S: ConstrainedSystem + ?Sized> {
+    sys: &'a S,
+    theta: f64,
+    h: f64,
+    t0: f64,
+    q0: &'a [f64],
+    p0: &'a [f64],
+    ev: &'a mut PointEval,
+    ev1: &'a mut PointEval,
+    qt: &'a mut [f64],
+    /// positions of the template entries (same order as in `assemble`)
+    pos: &'a [usize],
+}
+
+impl<S: ConstrainedSystem + ?Sized> NewtonSystem for Step<'_, S> {
+    fn assemble(&mut self, x: &[f64], r: &mut [f64], jac: Option<&mut [f64]>) {
+        let sys = self.sys;
+        let (nq, nl) = (sys.n_q(), sys.n_lambda());
+        let (th, h) = (self.theta, self.h);
+        let (q1, rest) = x.split_at(nq);
+        let (p1, l1) = rest.split_at(nq);
+        for i in 0..nq {
+            self.qt[i] = (1.0 - th) * self.q0[i] + th * q1[i];
+        }
+        let tangent = jac.is_some();
+        sys.eval(self.t0 + th * h, self.qt, l1, self.ev, tangent);
+        sys.eval(self.t0 + h, q1, l1, self.ev1, false);
+        r.fill(0.0);
+        for i in 0..nq {
+            r[nq + i] = q1[i] - self.q0[i]; // R_p
+            r[i] = p1[i] - self.p0[i] - h * self.ev.force[i]; // R_q
+        }
+        for &(i, j, m) in sys.inverse_mass() {
+            r[nq + i] -= h * m * ((1.0 - th) * self.p0[j] + th * p1[j]);
+        }
+        for (&(e, j), &g) in sys.g_pattern().iter().zip(&self.ev.g) {
+            r[j] += h * g * l1[e];
+        }
+        r[2 * nq..2 * nq + nl].copy_from_slice(&self.ev1.phi);
+        if let Some(v) = jac {
+            v.fill(0.0);
+            let mut k = 0;
+            let mut put = |val: f64| {
+                v[self.pos[k]] += val;
+                k += 1;
+            };
+            (0..nq).for_each(|_| put(1.0));
+            for &(_, _, m) in sys.inverse_mass() {
+                put(-h * th * m);
+            }
+            (0..nq).for_each(|_| put(1.0));
+            for &kv in &self.ev.k {
+                put(h * th * kv);
+            }
+            for &g in &self.ev.g {
+                put(h * g);
+            }
+            // G(q₁) for the endpoint constraint: re-evaluate with the tangent pattern
+            for &g in &self.ev1.g {
+                put(g);
+            }
+        }
+    }
+
+    fn residual_norm(&self, r: &[f64]) -> f64 {
+        r.iter().map(|x| x * x).sum::<f64>().sqrt()
+    }
+}
+
+/// Runs the θ-scheme with fixed step `step` (the last step is shortened to hit `t_end`).
+#[allow(clippy::too_many_arguments)]
+pub fn solve<S: ConstrainedSystem + ?Sized>(
+    sys: &S,
+    q0: &[f64],
+    p0: &[f64],
+    t_start: f64,
+    t_end: f64,
+    scheme: ThetaScheme,
+    step: f64,
+    newton: &NewtonParams,
+    progress: &mut dyn FnMut(f64),
+) -> Result<Trajectory, SolveError> {
+    let (nq, nl) = (sys.n_q(), sys.n_lambda());
+    let n = 2 * nq + nl;
+    let n_steps = ((t_end - t_start) / step - 1e-9).ceil().max(1.0) as usize;
+    // template, same order as `Step::assemble` writes the Jacobian
+    let mut template = Vec::new();
+    template.extend((0..nq).map(|i| (nq + i, i)));
+    template.extend(sys.inverse_mass().iter().map(|&(i, j, _)| (nq + i, nq + j)));
+    template.extend((0..nq).map(|i| (i, nq + i)));
+    template.extend(sys.k_pattern().iter().copied());
+    template.extend(sys.g_pattern().iter().map(|&(e, j)| (j, 2 * nq + e)));
+    template.extend(sys.g_pattern().iter().map(|&(e, j)| (2 * nq + e, j)));
+    let pattern = CscPattern::from_entries(n, || template.iter().copied());
+    let pos: Vec<usize> = template.iter().map(|&(r, c)| pattern.position(r, c)).collect();
+    let mut solver = NewtonSolver::new(SparseLu::new(pattern)?);
+    let (mut ev, mut ev1) = (sys.new_point_eval(), sys.new_point_eval());
+    let mut qt = vec![0.0; nq];
+    let mut traj = Trajectory {
+        n_q: nq,
+        n_lambda: nl,
+        order: 1,
+        times: vec![t_start],
+        q: q0.to_vec(),
+        p: p0.to_vec(),
+        lambda: vec![0.0; nl],
+        blocks: Vec::new(),
+        method: format!("{} time stepping, h = {step:.3e} s", scheme.name()),
+    };
+    let mut total = NewtonReport::default();
+    let mut worst_final = -1.0;
+    let mut x = vec![0.0; n];
+    let (mut qs, mut ps) = (q0.to_vec(), p0.to_vec());
+    let mut lam = vec![0.0; nl];
+    let report_every = (n_steps / 200).max(1);
+    for k in 0..n_steps {
+        let t0 = t_start + k as f64 * step;
+        let t1 = if k + 1 == n_steps { t_end } else { t_start + (k + 1) as f64 * step };
+        let h = t1 - t0;
+        let v = velocity(sys, &ps);
+        for i in 0..nq {
+            x[i] = qs[i] + h * v[i];
+            x[nq + i] = ps[i];
+        }
+        x[2 * nq..].copy_from_slice(&lam);
+        let rep = {
+            let mut st = Step { sys, theta: scheme.theta, h, t0, q0: &qs, p0: &ps, ev: &mut ev, ev1: &mut ev1, qt: &mut qt, pos: &pos };
+            solver.solve(&mut st, &mut x, newton, NewtonContext { block: k, t_start: t0, t_end: t1 })?
+        };
+        total.iterations += rep.iterations;
+        total.assembly_seconds += rep.assembly_seconds;
+        total.factorization_seconds += rep.factorization_seconds;
+        total.solve_seconds += rep.solve_seconds;
+        let fin = *rep.residuals.last().unwrap_or(&0.0);
+        if fin > worst_final {
+            worst_final = fin;
+            total.residuals = rep.residuals;
+        }
+        qs.copy_from_slice(&x[..nq]);
+        ps.copy_from_slice(&x[nq..2 * nq]);
+        lam.copy_from_slice(&x[2 * nq..]);
+        traj.times.push(t1);
+        traj.q.extend_from_slice(&qs);
+        traj.p.extend_from_slice(&ps);
+        traj.lambda.extend_from_slice(&lam);
+        if (k + 1) % report_every == 0 {
+            progress((k + 1) as f64 / n_steps as f64);
+        }
+    }
+    traj.blocks.push(BlockReport { t_start, t_end, newton: total });
+    Ok(traj)
+}

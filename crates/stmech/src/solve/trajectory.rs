@@ -1,0 +1,119 @@
+//! The result of a forward simulation: nodal values in time plus solver statistics.
+
+use crate::basis::LagrangeBasis;
+use crate::model::ConstrainedSystem;
+use crate::solve::newton::NewtonReport;
+
+/// Newton statistics of one time block (space-time) or of all steps (time stepping).
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct BlockReport {
+    /// Block start time (s).
+    pub t_start: f64,
+    /// Block end time (s).
+    pub t_end: f64,
+    /// Newton report (for time stepping: summed over steps, residual history of the worst step).
+    pub newton: NewtonReport,
+}
+
+/// Nodal values of a simulation.
+///
+/// Nodes are ordered in time; between nodes the fields are interpolated with Lagrange
+/// polynomials of order [`order`](Self::order) on consecutive groups of `order + 1` nodes
+/// (elements). Multipliers are discontinuous at block boundaries: the value stored at a
+/// boundary node is the one of the block ending there.
+#[derive(Clone, Debug)]
+pub struct Trajectory {
+    /// Configuration dimension.
+    pub n_q: usize,
+    /// Number of multipliers.
+    pub n_lambda: usize,
+    /// Interpolation order between nodes.
+    pub order: usize,
+    /// Node times (s).
+    pub times: Vec<f64>,
+    /// `q` at the nodes, node-major (`times.len() × n_q`).
+    pub q: Vec<f64>,
+    /// `p` at the nodes, node-major.
+    pub p: Vec<f64>,
+    /// `λ` at the nodes, node-major.
+    pub lambda: Vec<f64>,
+    /// Solver statistics per block.
+    pub blocks: Vec<BlockReport>,
+    /// Method description for reports.
+    pub method: String,
+}
+
+impl Trajectory {
+    /// Number of nodes.
+    pub fn len(&self) -> usize {
+        self.times.len()
+    }
+
+    /// True if there are no nodes.
+    pub fn is_empty(&self) -> bool {
+        self.times.is_empty()
+    }
+
+    /// `q` at node `k`.
+    pub fn q_at(&self, k: usize) -> &[f64] {
+        &self.q[k * self.n_q..(k + 1) * self.n_q]
+    }
+
+    /// `p` at node `k`.
+    pub fn p_at(&self, k: usize) -> &[f64] {
+        &self.p[k * self.n_q..(k + 1) * self.n_q]
+    }
+
+    /// `λ` at node `k`.
+    pub fn lambda_at(&self, k: usize) -> &[f64] {
+        &self.lambda[k * self.n_lambda..(k + 1) * self.n_lambda]
+    }
+
+    /// Final configuration.
+    pub fn q_final(&self) -> &[f64] {
+        self.q_at(self.len() - 1)
+    }
+
+    /// `q_h` at the reference coordinate `tau ∈ [0, 1]` of element `el`.
+    pub fn q_in_element(&self, el: usize, tau: f64, out: &mut [f64]) {
+        let basis = LagrangeBasis::new(self.order);
+        let np = self.order + 1;
+        let (mut n, mut dn) = (vec![0.0; np], vec![0.0; np]);
+        basis.eval_into(tau, &mut n, &mut dn);
+        out.fill(0.0);
+        for a in 0..np {
+            for (o, x) in out.iter_mut().zip(self.q_at(el * self.order + a)) {
+                *o += n[a] * x;
+            }
+        }
+    }
+
+    /// Number of elements (groups of `order + 1` nodes).
+    pub fn n_elements(&self) -> usize {
+        (self.len() - 1) / self.order
+    }
+
+    /// Total Newton iterations over all blocks.
+    pub fn total_newton_iterations(&self) -> usize {
+        self.blocks.iter().map(|b| b.newton.iterations).sum()
+    }
+
+    /// Largest `|Φ(q)|` at the nodes and at element midpoints.
+    pub fn constraint_violation<S: ConstrainedSystem + ?Sized>(&self, sys: &S) -> (f64, f64) {
+        let mut ev = sys.new_point_eval();
+        let lam = vec![0.0; self.n_lambda];
+        let mut at_nodes: f64 = 0.0;
+        for k in 0..self.len() {
+            sys.eval(self.times[k], self.q_at(k), &lam, &mut ev, false);
+            at_nodes = ev.phi.iter().fold(at_nodes, |m, x| m.max(x.abs()));
+        }
+        let mut between: f64 = 0.0;
+        let mut q = vec![0.0; self.n_q];
+        for el in 0..self.n_elements() {
+            self.q_in_element(el, 0.5 / self.order as f64, &mut q);
+            sys.eval(self.times[el * self.order], &q, &lam, &mut ev, false);
+            between = ev.phi.iter().fold(between, |m, x| m.max(x.abs()));
+        }
+        (at_nodes, between)
+    }
+}
