@@ -74,7 +74,10 @@ impl Failure {
     pub const IO: u8 = 4;
 
     fn new(code: u8, error: impl Into<anyhow::Error>) -> Self {
-        Self { code, error: error.into() }
+        Self {
+            code,
+            error: error.into(),
+        }
     }
 }
 
@@ -82,13 +85,34 @@ fn main() -> ExitCode {
     // clap exits with 2 on usage errors and 0 for --help/--version.
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Run { scenario, out, force, no_plots } => {
+        Command::Run {
+            scenario,
+            out,
+            force,
+            no_plots,
+        } => {
             let out = out.unwrap_or_else(|| default_out(&scenario));
-            run::load_path(&scenario)
-                .and_then(|s| run::run(&s, &run::RunOptions { out, force, plots: s.plots && !no_plots }))
+            run::load_path(&scenario).and_then(|s| {
+                run::run(
+                    &s,
+                    &run::RunOptions {
+                        out,
+                        force,
+                        plots: s.plots && !no_plots,
+                    },
+                )
+            })
         }
-        Command::Demo { out, force } => run::load_str(DEMO_SCENARIO, DEMO_ORIGIN)
-            .and_then(|s| run::run(&s, &run::RunOptions { out, force, plots: s.plots })),
+        Command::Demo { out, force } => run::load_str(DEMO_SCENARIO, DEMO_ORIGIN).and_then(|s| {
+            run::run(
+                &s,
+                &run::RunOptions {
+                    out,
+                    force,
+                    plots: s.plots,
+                },
+            )
+        }),
         Command::Check { scenarios } => check(&scenarios),
     };
     match result {
@@ -102,7 +126,10 @@ fn main() -> ExitCode {
 
 /// `out/<stem of the scenario file>`.
 fn default_out(scenario: &std::path::Path) -> PathBuf {
-    let stem = scenario.file_stem().map(|s| s.to_os_string()).unwrap_or_else(|| "run".into());
+    let stem = scenario
+        .file_stem()
+        .map(|s| s.to_os_string())
+        .unwrap_or_else(|| "run".into());
     PathBuf::from("out").join(stem)
 }
 
@@ -134,6 +161,9 @@ fn check(paths: &[PathBuf]) -> Result<(), Failure> {
     }
     match first_code {
         None => Ok(()),
-        Some(code) => Err(Failure::new(code, anyhow::anyhow!("{n_bad} of {} scenario files failed the check", paths.len()))),
+        Some(code) => Err(Failure::new(
+            code,
+            anyhow::anyhow!("{n_bad} of {} scenario files failed the check", paths.len()),
+        )),
     }
 }

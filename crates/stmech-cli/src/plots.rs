@@ -24,7 +24,8 @@ struct Series {
 fn register_font() -> anyhow::Result<()> {
     static REGISTERED: OnceLock<bool> = OnceLock::new();
     let ok = *REGISTERED.get_or_init(|| {
-        plotters::style::register_font("sans-serif", FontStyle::Normal, dejavu::sans::regular()).is_ok()
+        plotters::style::register_font("sans-serif", FontStyle::Normal, dejavu::sans::regular())
+            .is_ok()
     });
     anyhow::ensure!(ok, "the embedded DejaVu Sans font could not be loaded");
     Ok(())
@@ -61,7 +62,13 @@ pub fn write_all(
     let comps = ["x", "y", "z"];
     let bodies = sys.bodies();
     // Prefix curves with body names only when there is more than one body.
-    let prefix = |b: usize| if bodies.len() > 1 { format!("{}.", bodies[b].name) } else { String::new() };
+    let prefix = |b: usize| {
+        if bodies.len() > 1 {
+            format!("{}.", bodies[b].name)
+        } else {
+            String::new()
+        }
+    };
 
     let mut positions = Vec::new();
     let mut directors = Vec::new();
@@ -71,13 +78,26 @@ pub fn write_all(
         }
         for i in 0..3 {
             for (c, name) in comps.iter().enumerate() {
-                directors.push(q_series(format!("{}d{}{name}", prefix(b), i + 1), 12 * b + 3 + 3 * i + c));
+                directors.push(q_series(
+                    format!("{}d{}{name}", prefix(b), i + 1),
+                    12 * b + 3 + 3 * i + c,
+                ));
             }
         }
     }
     let plots: [(&'static str, &str, &str, Vec<Series>); 5] = [
-        ("positions.png", "Reference point position", "position [m]", positions),
-        ("directors.png", "Director components", "director component [-]", directors),
+        (
+            "positions.png",
+            "Reference point position",
+            "position [m]",
+            positions,
+        ),
+        (
+            "directors.png",
+            "Director components",
+            "director component [-]",
+            directors,
+        ),
         (
             "energy.png",
             "Energy",
@@ -109,7 +129,8 @@ pub fn write_all(
     let mut written = Vec::with_capacity(plots.len());
     for (file, title, y_label, series) in &plots {
         let path = dir.join(file);
-        line_chart(&path, title, y_label, series).with_context(|| format!("cannot draw {}", path.display()))?;
+        line_chart(&path, title, y_label, series)
+            .with_context(|| format!("cannot draw {}", path.display()))?;
         written.push(*file);
     }
     Ok(written)
@@ -119,7 +140,9 @@ pub fn write_all(
 fn padded_range(values: impl Iterator<Item = f64>) -> (f64, f64) {
     let (lo, hi) = values
         .filter(|v| v.is_finite())
-        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| (lo.min(v), hi.max(v)));
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| {
+            (lo.min(v), hi.max(v))
+        });
     if lo > hi {
         return (0.0, 1.0);
     }
@@ -155,11 +178,17 @@ fn line_chart(path: &Path, title: &str, y_label: &str, series: &[Series]) -> any
         .draw()?;
     for (i, s) in series.iter().enumerate() {
         let color = Palette99::pick(i).to_rgba();
-        let points = s.points.iter().copied().filter(|(x, y)| x.is_finite() && y.is_finite());
+        let points = s
+            .points
+            .iter()
+            .copied()
+            .filter(|(x, y)| x.is_finite() && y.is_finite());
         chart
             .draw_series(LineSeries::new(points, color.stroke_width(2)))?
             .label(s.label.as_str())
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 24, y)], color.stroke_width(2)));
+            .legend(move |(x, y)| {
+                PathElement::new(vec![(x, y), (x + 24, y)], color.stroke_width(2))
+            });
     }
     chart
         .configure_series_labels()

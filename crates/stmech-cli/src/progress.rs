@@ -24,11 +24,17 @@ impl Progress {
     /// Starts timing; the bar appears after [`DELAY`] only if stderr is a terminal.
     pub fn start() -> Self {
         let bar = ProgressBar::with_draw_target(Some(STEPS), ProgressDrawTarget::hidden());
-        if let Ok(style) = ProgressStyle::with_template("{spinner} {elapsed_precise} [{bar:40}] {percent:>3}% solving") {
+        if let Ok(style) = ProgressStyle::with_template(
+            "{spinner} {elapsed_precise} [{bar:40}] {percent:>3}% solving",
+        ) {
             bar.set_style(style.progress_chars("=> "));
         }
         if !std::io::stderr().is_terminal() {
-            return Self { bar, done: None, thread: None };
+            return Self {
+                bar,
+                done: None,
+                thread: None,
+            };
         }
         let (tx, rx) = mpsc::channel::<()>();
         let shown = bar.clone();
@@ -39,12 +45,17 @@ impl Progress {
                 shown.enable_steady_tick(Duration::from_millis(100));
             }
         });
-        Self { bar, done: Some(tx), thread: Some(thread) }
+        Self {
+            bar,
+            done: Some(tx),
+            thread: Some(thread),
+        }
     }
 
     /// Records the fraction of the time interval done.
     pub fn set(&self, fraction: f64) {
-        self.bar.set_position((fraction.clamp(0.0, 1.0) * STEPS as f64) as u64);
+        self.bar
+            .set_position((fraction.clamp(0.0, 1.0) * STEPS as f64) as u64);
     }
 
     /// Stops and erases the bar.

@@ -3,13 +3,13 @@
 use crate::Failure;
 use crate::plots;
 use crate::progress::Progress;
+use std::io::BufWriter;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
 use stmech::io::output::{self, OutputDir, OutputError};
 use stmech::io::scenario::{Scenario, ScenarioError};
 use stmech::solve::Trajectory;
 use stmech::solve::scheme::simulate;
-use std::io::BufWriter;
-use std::path::{Path, PathBuf};
-use std::time::Instant;
 
 /// What `run` and `demo` need besides the scenario.
 pub struct RunOptions {
@@ -80,10 +80,13 @@ pub fn run(scenario: &Scenario, opts: &RunOptions) -> Result<(), Failure> {
         Err(e) => {
             let summary = output::summary_failed(scenario, &e, solve_seconds);
             let error = match dir.fail(&summary) {
-                Ok(failed) => {
-                    anyhow::Error::new(e).context(format!("run failed; details in {}", failed.join("summary.json").display()))
-                }
-                Err(write_err) => anyhow::Error::new(e).context(format!("run failed, and so did saving its summary: {write_err}")),
+                Ok(failed) => anyhow::Error::new(e).context(format!(
+                    "run failed; details in {}",
+                    failed.join("summary.json").display()
+                )),
+                Err(write_err) => anyhow::Error::new(e).context(format!(
+                    "run failed, and so did saving its summary: {write_err}"
+                )),
             };
             return Err(Failure::new(Failure::SOLVER, error));
         }
@@ -93,10 +96,15 @@ pub fn run(scenario: &Scenario, opts: &RunOptions) -> Result<(), Failure> {
     let csv_path = dir.file("trajectory.csv");
     let csv = std::fs::File::create(&csv_path)
         .and_then(|f| output::write_trajectory_csv(BufWriter::new(f), sys, &traj, &diagnostics))
-        .map_err(|source| OutputError::Io { action: "write", path: csv_path, source });
+        .map_err(|source| OutputError::Io {
+            action: "write",
+            path: csv_path,
+            source,
+        });
     csv.map_err(output_failure)?;
     let plot_files = if opts.plots {
-        plots::write_all(dir.path(), sys, &traj, &diagnostics).map_err(|e| Failure::new(Failure::IO, e))?
+        plots::write_all(dir.path(), sys, &traj, &diagnostics)
+            .map_err(|e| Failure::new(Failure::IO, e))?
     } else {
         Vec::new()
     };
@@ -104,7 +112,14 @@ pub fn run(scenario: &Scenario, opts: &RunOptions) -> Result<(), Failure> {
     let summary = output::summary_ok(scenario, &traj, &diagnostics, solve_seconds);
     output::write_json(&dir.file("summary.json"), &summary).map_err(output_failure)?;
     let out = dir.commit().map_err(output_failure)?;
-    print_summary(scenario, &traj, &summary, &out, &plot_files, started.elapsed().as_secs_f64());
+    print_summary(
+        scenario,
+        &traj,
+        &summary,
+        &out,
+        &plot_files,
+        started.elapsed().as_secs_f64(),
+    );
     Ok(())
 }
 
@@ -128,11 +143,18 @@ fn print_summary(
         println!("{} at t = {} s:", body.name, scenario.t_end);
         println!("  reference point {} m", fmt_vec(&q[o..o + 3]));
         for i in 0..3 {
-            println!("  d{} = {}", i + 1, fmt_vec(&q[o + 3 + 3 * i..o + 6 + 3 * i]));
+            println!(
+                "  d{} = {}",
+                i + 1,
+                fmt_vec(&q[o + 3 + 3 * i..o + 6 + 3 * i])
+            );
         }
     }
     let f = |path: &[&str]| {
-        path.iter().fold(summary, |v, k| &v[*k]).as_f64().map_or_else(|| "n/a".to_owned(), |x| format!("{x:.3e}"))
+        path.iter()
+            .fold(summary, |v, k| &v[*k])
+            .as_f64()
+            .map_or_else(|| "n/a".to_owned(), |x| format!("{x:.3e}"))
     };
     println!(
         "Newton iterations: {} in {} block{}",

@@ -24,18 +24,40 @@ fn system() -> MultibodySystem {
         velocity: [5.0; 3],
         director_velocities: [[0.0; 3]; 3],
     };
-    let torque = Load { body: 0, kind: LoadKind::Torque([1.0; 3]), time_function: TimeFunction::Window { start: 0.5, end: 1.5 } };
+    let torque = Load {
+        body: 0,
+        kind: LoadKind::Torque([1.0; 3]),
+        time_function: TimeFunction::Window {
+            start: 0.5,
+            end: 1.5,
+        },
+    };
     MultibodySystem::new(vec![body], vec![torque], vec![]).expect("valid model")
 }
 
 fn solve(sys: &MultibodySystem, method: &Method) -> f64 {
     let (q0, p0) = sys.initial_state();
-    let traj = simulate(sys, &q0, &p0, 0.0, 4.0, method, &NewtonParams::default(), &mut |_| {}).expect("converges");
+    let traj = simulate(
+        sys,
+        &q0,
+        &p0,
+        0.0,
+        4.0,
+        method,
+        &NewtonParams::default(),
+        &mut |_| {},
+    )
+    .expect("converges");
     traj.q_final()[3]
 }
 
 fn st(elements_per_block: usize, blocks: usize) -> Method {
-    Method::SpaceTime(SpaceTimeParams { order: 1, elements_per_block, blocks, quadrature_points: None })
+    Method::SpaceTime(SpaceTimeParams {
+        order: 1,
+        elements_per_block,
+        blocks,
+        quadrature_points: None,
+    })
 }
 
 fn benches(c: &mut Criterion) {
@@ -61,7 +83,10 @@ fn benches(c: &mut Criterion) {
     let mut g = c.benchmark_group("midpoint");
     g.sample_size(10);
     g.bench_function("1000_steps", |b| {
-        let m = Method::TimeStepping { scheme: ThetaScheme::MIDPOINT, step: 4e-3 };
+        let m = Method::TimeStepping {
+            scheme: ThetaScheme::MIDPOINT,
+            step: 4e-3,
+        };
         b.iter(|| black_box(solve(&sys, &m)))
     });
     g.finish();

@@ -28,7 +28,9 @@ pub enum SolveError {
         history: Vec<f64>,
     },
     /// The iteration produced a non-finite value.
-    #[error("Newton produced a non-finite value in block {block} (t = {t_start}..{t_end}) at iteration {iteration}. Remedy: use smaller time elements or steps")]
+    #[error(
+        "Newton produced a non-finite value in block {block} (t = {t_start}..{t_end}) at iteration {iteration}. Remedy: use smaller time elements or steps"
+    )]
     NonFinite {
         /// Block (or step) index.
         block: usize,

@@ -87,7 +87,8 @@ mod tests {
     #[test]
     fn derivative_matches_finite_difference() {
         let b = LagrangeBasis::new(3);
-        let (mut n1, mut n2, mut n, mut dn, mut scratch) = ([0.0; 4], [0.0; 4], [0.0; 4], [0.0; 4], [0.0; 4]);
+        let (mut n1, mut n2, mut n, mut dn, mut scratch) =
+            ([0.0; 4], [0.0; 4], [0.0; 4], [0.0; 4], [0.0; 4]);
         let tau = 0.37;
         let eps = 1e-6;
         b.eval_into(tau + eps, &mut n1, &mut scratch);

@@ -78,12 +78,22 @@ mod tests {
         for n in 1..=8 {
             let q = GaussLegendre::new(n);
             for deg in 0..(2 * n) {
-                let s: f64 = q.points.iter().zip(&q.weights).map(|(x, w)| w * x.powi(deg as i32)).sum();
+                let s: f64 = q
+                    .points
+                    .iter()
+                    .zip(&q.weights)
+                    .map(|(x, w)| w * x.powi(deg as i32))
+                    .sum();
                 let exact = 1.0 / (deg as f64 + 1.0);
                 assert!((s - exact).abs() < 1e-14, "n={n} deg={deg}: {s} vs {exact}");
             }
             // and not exact for degree 2n (so the rule is the Gauss rule, not a richer one)
-            let s: f64 = q.points.iter().zip(&q.weights).map(|(x, w)| w * x.powi(2 * n as i32)).sum();
+            let s: f64 = q
+                .points
+                .iter()
+                .zip(&q.weights)
+                .map(|(x, w)| w * x.powi(2 * n as i32))
+                .sum();
             assert!((s - 1.0 / (2.0 * n as f64 + 1.0)).abs() > 1e-12);
         }
     }

@@ -22,7 +22,10 @@ pub struct CscPattern {
 impl CscPattern {
     /// Builds the pattern of the entries `(row, col)` produced by `entries`, which is called
     /// twice (count, then fill) and must yield the same sequence both times.
-    pub fn from_entries<I: Iterator<Item = (usize, usize)>>(n: usize, entries: impl Fn() -> I) -> Self {
+    pub fn from_entries<I: Iterator<Item = (usize, usize)>>(
+        n: usize,
+        entries: impl Fn() -> I,
+    ) -> Self {
         let mut counts = vec![0usize; n + 1];
         for (_, c) in entries() {
             counts[c + 1] += 1;
@@ -53,7 +56,11 @@ impl CscPattern {
         }
         col_ptr[n] = out;
         rows.truncate(out);
-        Self { n, col_ptr, row_idx: rows }
+        Self {
+            n,
+            col_ptr,
+            row_idx: rows,
+        }
     }
 
     /// Number of stored entries.
@@ -69,7 +76,9 @@ impl CscPattern {
     pub fn position(&self, row: usize, col: usize) -> usize {
         let s = self.col_ptr[col];
         let e = self.col_ptr[col + 1];
-        s + self.row_idx[s..e].binary_search(&row).expect("entry must be in the sparsity pattern")
+        s + self.row_idx[s..e]
+            .binary_search(&row)
+            .expect("entry must be in the sparsity pattern")
     }
 }
 

@@ -91,7 +91,8 @@ impl<'s, S: ConstrainedSystem + ?Sized> SpaceTimeBlock<'s, S> {
         let np = order + 1;
         let n_unknowns = n_el * order * nd;
         // node 0 is fully prescribed (q₀, p₀, λ₀)
-        let unknown = |node: usize, c: usize| -> Option<usize> { (node > 0).then(|| (node - 1) * nd + c) };
+        let unknown =
+            |node: usize, c: usize| -> Option<usize> { (node > 0).then(|| (node - 1) * nd + c) };
         // The local template: (row dof, col dof) for one node pair, in the order the values are
         // accumulated in `assemble`.
         let mut template: Vec<(usize, usize)> = Vec::with_capacity(nt);
@@ -109,12 +110,17 @@ impl<'s, S: ConstrainedSystem + ?Sized> SpaceTimeBlock<'s, S> {
                 let template = template_ref;
                 (0..np * np).flat_map(move |ab| {
                     let (a, b) = (el * order + ab / np, el * order + ab % np);
-                    template.iter().filter_map(move |&(r, c)| Some((unknown(a, r)?, unknown(b, c)?)))
+                    template
+                        .iter()
+                        .filter_map(move |&(r, c)| Some((unknown(a, r)?, unknown(b, c)?)))
                 })
             })
         };
         let pattern = CscPattern::from_entries(n_unknowns, entries);
-        assert!(pattern.nnz() < SKIP as usize, "system too large for 32-bit positions");
+        assert!(
+            pattern.nnz() < SKIP as usize,
+            "system too large for 32-bit positions"
+        );
         let mut positions = Vec::with_capacity(n_el * np * np * nt);
         for el in 0..n_el {
             for ab in 0..np * np {
@@ -157,7 +163,10 @@ impl<'s, S: ConstrainedSystem + ?Sized> SpaceTimeBlock<'s, S> {
 
     /// Unknowns and non-zeros.
     pub fn size(&self) -> BlockSize {
-        BlockSize { unknowns: self.pattern.n, nnz: self.pattern.nnz() }
+        BlockSize {
+            unknowns: self.pattern.n,
+            nnz: self.pattern.nnz(),
+        }
     }
 
     /// Number of time nodes `n_el p + 1`.
@@ -172,7 +181,14 @@ impl<'s, S: ConstrainedSystem + ?Sized> SpaceTimeBlock<'s, S> {
 
     /// Writes the nodal state (`n_nodes × node_dofs`, node-major) from the initial values
     /// `(q0, p0, λ0)` and the unknown vector `x` (all later nodes).
-    pub fn nodal_from_unknowns(&self, q0: &[f64], p0: &[f64], l0: &[f64], x: &[f64], nodal: &mut [f64]) {
+    pub fn nodal_from_unknowns(
+        &self,
+        q0: &[f64],
+        p0: &[f64],
+        l0: &[f64],
+        x: &[f64],
+        nodal: &mut [f64],
+    ) {
         let (nq, nd) = (self.nq, self.nd);
         nodal[..nq].copy_from_slice(q0);
         nodal[nq..2 * nq].copy_from_slice(p0);
@@ -204,7 +220,13 @@ impl<'s, S: ConstrainedSystem + ?Sized> SpaceTimeBlock<'s, S> {
 
     /// Assembles the residual `r` (length = unknowns) at the nodal state `nodal` on the block
     /// starting at `t0`, and, if `values` is given, the Jacobian values in pattern order.
-    pub fn assemble(&mut self, t0: f64, nodal: &[f64], r: &mut [f64], mut values: Option<&mut [f64]>) {
+    pub fn assemble(
+        &mut self,
+        t0: f64,
+        nodal: &[f64],
+        r: &mut [f64],
+        mut values: Option<&mut [f64]>,
+    ) {
         let (nq, nl, nd, nt) = (self.nq, self.nl, self.nd, self.nt);
         let p = self.basis.order();
         let np = p + 1;
@@ -276,7 +298,8 @@ impl<'s, S: ConstrainedSystem + ?Sized> SpaceTimeBlock<'s, S> {
                             for b in 0..np {
                                 let c = w * self.n_buf[a] * self.n_buf[b];
                                 let d = w * self.n_buf[a] * self.dn_buf[b];
-                                let blk = &mut self.elem_vals[(a * np + b) * nt..(a * np + b + 1) * nt];
+                                let blk =
+                                    &mut self.elem_vals[(a * np + b) * nt..(a * np + b + 1) * nt];
                                 let (b1, rest) = blk.split_at_mut(nq);
                                 let (b2, rest) = rest.split_at_mut(nm);
                                 let (b3, rest) = rest.split_at_mut(nq);
@@ -290,7 +313,9 @@ impl<'s, S: ConstrainedSystem + ?Sized> SpaceTimeBlock<'s, S> {
                                 for (x, &k) in b4.iter_mut().zip(&self.ev.k) {
                                     *x += c * k;
                                 }
-                                for ((x5, x6), &g) in b5.iter_mut().zip(b6.iter_mut()).zip(&self.ev.g) {
+                                for ((x5, x6), &g) in
+                                    b5.iter_mut().zip(b6.iter_mut()).zip(&self.ev.g)
+                                {
                                     *x5 += c * g;
                                     *x6 += c * g;
                                 }
@@ -324,14 +349,21 @@ impl<'s, S: ConstrainedSystem + ?Sized> SpaceTimeBlock<'s, S> {
 
     /// The paper's stop criterion, `Σ_A ‖R_A‖₂` over nodes [P, after Eq. (25)].
     pub fn residual_norm(&self, r: &[f64]) -> f64 {
-        r.chunks(self.nd).map(|c| c.iter().map(|x| x * x).sum::<f64>().sqrt()).sum::<f64>()
+        r.chunks(self.nd)
+            .map(|c| c.iter().map(|x| x * x).sum::<f64>().sqrt())
+            .sum::<f64>()
     }
 }
 
 /// Consistent multiplier at a state `(q, p)` from `Φ̈ = 0`:
 /// `G 𝕄⁻¹ Gᵀ λ = G 𝕄⁻¹ f + (vᵀ ∂²Φ_k/∂q² v)_k`, `v = 𝕄⁻¹ p` (index reduction of the DAE at
 /// one instant). Returns `None` if `G 𝕄⁻¹ Gᵀ` is singular (redundant constraints).
-pub fn consistent_multiplier<S: ConstrainedSystem + ?Sized>(sys: &S, t: f64, q: &[f64], p: &[f64]) -> Option<Vec<f64>> {
+pub fn consistent_multiplier<S: ConstrainedSystem + ?Sized>(
+    sys: &S,
+    t: f64,
+    q: &[f64],
+    p: &[f64],
+) -> Option<Vec<f64>> {
     let (nq, nl) = (sys.n_q(), sys.n_lambda());
     if nl == 0 {
         return Some(Vec::new());
@@ -353,7 +385,12 @@ pub fn consistent_multiplier<S: ConstrainedSystem + ?Sized>(sys: &S, t: f64, q: 
         unit[k] = 1.0;
         sys.eval(t, q, &unit, &mut ev, true);
         unit[k] = 0.0;
-        rhs[k] = sys.k_pattern().iter().zip(ev.k.iter().zip(&k0)).map(|(&(i, j), (a, b))| v[i] * (a - b) * v[j]).sum();
+        rhs[k] = sys
+            .k_pattern()
+            .iter()
+            .zip(ev.k.iter().zip(&k0))
+            .map(|(&(i, j), (a, b))| v[i] * (a - b) * v[j])
+            .sum();
     }
     // 𝕄⁻¹ f and 𝕄⁻¹ Gᵀ (dense columns, small)
     let mut minv_f = vec![0.0; nq];
@@ -378,5 +415,9 @@ pub fn consistent_multiplier<S: ConstrainedSystem + ?Sized>(sys: &S, t: f64, q: 
         }
     }
     let ainv = crate::math::inv_small(&a, nl)?;
-    Some((0..nl).map(|e| (0..nl).map(|c| ainv[e * nl + c] * rhs[c]).sum()).collect())
+    Some(
+        (0..nl)
+            .map(|e| (0..nl).map(|c| ainv[e * nl + c] * rhs[c]).sum())
+            .collect(),
+    )
 }

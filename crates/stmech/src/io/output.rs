@@ -47,7 +47,11 @@ pub enum OutputError {
 
 fn io_err(action: &'static str, path: &Path) -> impl FnOnce(std::io::Error) -> OutputError {
     let path = path.to_owned();
-    move |source| OutputError::Io { action, path, source }
+    move |source| OutputError::Io {
+        action,
+        path,
+        source,
+    }
 }
 
 /// Diagnostics of one time node, shared by the CSV, the summary and plots.
@@ -66,7 +70,10 @@ pub struct NodeDiagnostics {
 }
 
 /// [`NodeDiagnostics`] for every node of `traj`.
-pub fn node_diagnostics<S: ConstrainedSystem + ?Sized>(sys: &S, traj: &Trajectory) -> Vec<NodeDiagnostics> {
+pub fn node_diagnostics<S: ConstrainedSystem + ?Sized>(
+    sys: &S,
+    traj: &Trajectory,
+) -> Vec<NodeDiagnostics> {
     let mut ev = sys.new_point_eval();
     // Φ does not depend on λ; zeros avoid relying on the stored (block-wise) multipliers.
     let lambda = vec![0.0; sys.n_lambda()];
@@ -101,7 +108,11 @@ pub fn csv_header(sys: &MultibodySystem) -> Vec<String> {
         cols.extend(COMPONENTS.iter().map(|c| format!("{n}.p{c} [kg m/s]")));
         // π_i = ∂T/∂ḋ_i = S^i φ̄_t + E^ij ḋ_j: kg·m² times 1/s.
         for i in 1..=3 {
-            cols.extend(COMPONENTS.iter().map(|c| format!("{n}.pd{i}{c} [kg m^2/s]")));
+            cols.extend(
+                COMPONENTS
+                    .iter()
+                    .map(|c| format!("{n}.pd{i}{c} [kg m^2/s]")),
+            );
         }
     }
     cols.extend(
@@ -140,7 +151,15 @@ pub fn write_trajectory_csv<W: Write>(
             }
         }
         let l = d.angular_momentum;
-        for x in [d.kinetic_energy, d.potential_energy, d.total_energy, l[0], l[1], l[2], d.constraint_violation] {
+        for x in [
+            d.kinetic_energy,
+            d.potential_energy,
+            d.total_energy,
+            l[0],
+            l[1],
+            l[2],
+            d.constraint_violation,
+        ] {
             let _ = write!(line, ",{x:e}");
         }
         writeln!(w, "{line}")?;
@@ -153,7 +172,9 @@ fn spread(diagnostics: &[NodeDiagnostics], f: impl Fn(&NodeDiagnostics) -> f64) 
     let (lo, hi) = diagnostics
         .iter()
         .map(f)
-        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), x| (lo.min(x), hi.max(x)));
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), x| {
+            (lo.min(x), hi.max(x))
+        });
     if hi >= lo { hi - lo } else { 0.0 }
 }
 
@@ -162,7 +183,12 @@ fn scenario_json(scenario: &Scenario) -> Value {
 }
 
 /// `summary.json` of a successful run; `wall_seconds` is the solve's wall time.
-pub fn summary_ok(scenario: &Scenario, traj: &Trajectory, diagnostics: &[NodeDiagnostics], wall_seconds: f64) -> Value {
+pub fn summary_ok(
+    scenario: &Scenario,
+    traj: &Trajectory,
+    diagnostics: &[NodeDiagnostics],
+    wall_seconds: f64,
+) -> Value {
     let sys = &scenario.system;
     let q = traj.q_final();
     let bodies: Vec<Value> = sys
@@ -211,7 +237,15 @@ pub fn summary_ok(scenario: &Scenario, traj: &Trajectory, diagnostics: &[NodeDia
 /// where Newton stopped with its residual history.
 pub fn summary_failed(scenario: &Scenario, error: &SolveError, wall_seconds: f64) -> Value {
     let failure = match error {
-        SolveError::NewtonDiverged { block, t_start, t_end, iterations, residual, tolerance, history } => json!({
+        SolveError::NewtonDiverged {
+            block,
+            t_start,
+            t_end,
+            iterations,
+            residual,
+            tolerance,
+            history,
+        } => json!({
             "kind": "newton-diverged",
             "block": block,
             "t_start": t_start,
@@ -221,7 +255,12 @@ pub fn summary_failed(scenario: &Scenario, error: &SolveError, wall_seconds: f64
             "tolerance": tolerance,
             "residual_history": history,
         }),
-        SolveError::NonFinite { block, t_start, t_end, iteration } => json!({
+        SolveError::NonFinite {
+            block,
+            t_start,
+            t_end,
+            iteration,
+        } => json!({
             "kind": "non-finite",
             "block": block,
             "t_start": t_start,
@@ -302,7 +341,12 @@ impl OutputDir {
             remove_any(&staging).map_err(io_err("remove stale staging directory", &staging))?;
         }
         std::fs::create_dir(&staging).map_err(io_err("create directory", &staging))?;
-        Ok(Self { target: target.to_owned(), staging, force, done: false })
+        Ok(Self {
+            target: target.to_owned(),
+            staging,
+            force,
+            done: false,
+        })
     }
 
     /// Directory to write result files into (the staging directory).
@@ -334,14 +378,19 @@ impl OutputDir {
             if std::fs::symlink_metadata(&old).is_ok() {
                 remove_any(&old).map_err(io_err("remove", &old))?;
             }
-            std::fs::rename(&self.target, &old).map_err(io_err("move away the old output", &self.target))?;
+            std::fs::rename(&self.target, &old)
+                .map_err(io_err("move away the old output", &self.target))?;
         }
         if let Err(source) = std::fs::rename(&self.staging, &self.target) {
             if exists {
                 // Put the previous result back rather than leaving nothing at the target.
                 let _ = std::fs::rename(&old, &self.target);
             }
-            return Err(OutputError::Io { action: "rename the results to", path: self.target.clone(), source });
+            return Err(OutputError::Io {
+                action: "rename the results to",
+                path: self.target.clone(),
+                source,
+            });
         }
         self.done = true;
         if exists {
@@ -415,7 +464,17 @@ vector = [0.0, 0.0, -9.81]
     fn run() -> (Scenario, Trajectory) {
         let s = Scenario::from_toml_str(SCENARIO, "t").unwrap();
         let (q0, p0) = s.system.initial_state();
-        let traj = simulate(&s.system, &q0, &p0, s.t_start, s.t_end, &s.method, &s.newton, &mut |_| {}).unwrap();
+        let traj = simulate(
+            &s.system,
+            &q0,
+            &p0,
+            s.t_start,
+            s.t_end,
+            &s.method,
+            &s.newton,
+            &mut |_| {},
+        )
+        .unwrap();
         (s, traj)
     }
 
@@ -435,14 +494,23 @@ vector = [0.0, 0.0, -9.81]
         assert_eq!(header[4], "box.d1x [-]");
         assert_eq!(header[13], "box.px [kg m/s]");
         assert_eq!(header[31], "constraint_violation [-]");
-        let last: Vec<f64> = lines[traj.len()].split(',').map(|x| x.parse().unwrap()).collect();
+        let last: Vec<f64> = lines[traj.len()]
+            .split(',')
+            .map(|x| x.parse().unwrap())
+            .collect();
         assert_eq!(last[0], 0.5);
         assert_eq!(last[1], traj.q_final()[0]);
         // energy with gravity: potential energy is tracked and the total is nearly conserved
         assert!(diags[0].potential_energy == 0.0 && diags.last().unwrap().potential_energy != 0.0);
         let summary = summary_ok(&s, &traj, &diags, 0.1);
         assert_eq!(summary["status"], "ok");
-        assert_eq!(summary["bodies"][0]["final_directors"].as_array().unwrap().len(), 3);
+        assert_eq!(
+            summary["bodies"][0]["final_directors"]
+                .as_array()
+                .unwrap()
+                .len(),
+            3
+        );
         assert_eq!(summary["newton"]["blocks"].as_array().unwrap().len(), 2);
         assert!(summary["drift"]["total_energy"].as_f64().unwrap() < 1e-3);
     }
@@ -450,13 +518,32 @@ vector = [0.0, 0.0, -9.81]
     #[test]
     fn failed_summary_has_history() {
         let (s, _) = run();
-        let s = Scenario { newton: NewtonParams { tolerance: 1e-10, max_iterations: 1 }, ..s };
+        let s = Scenario {
+            newton: NewtonParams {
+                tolerance: 1e-10,
+                max_iterations: 1,
+            },
+            ..s
+        };
         let (q0, p0) = s.system.initial_state();
-        let err = simulate(&s.system, &q0, &p0, s.t_start, s.t_end, &s.method, &s.newton, &mut |_| {}).unwrap_err();
+        let err = simulate(
+            &s.system,
+            &q0,
+            &p0,
+            s.t_start,
+            s.t_end,
+            &s.method,
+            &s.newton,
+            &mut |_| {},
+        )
+        .unwrap_err();
         let v = summary_failed(&s, &err, 0.0);
         assert_eq!(v["status"], "failed");
         assert_eq!(v["failure"]["kind"], "newton-diverged");
-        assert_eq!(v["failure"]["residual_history"].as_array().unwrap().len(), 2);
+        assert_eq!(
+            v["failure"]["residual_history"].as_array().unwrap().len(),
+            2
+        );
     }
 
     #[test]
@@ -469,7 +556,10 @@ vector = [0.0, 0.0, -9.81]
         assert!(!target.exists());
         assert_eq!(dir.commit().unwrap(), target);
         assert_eq!(std::fs::read_to_string(target.join("a.txt")).unwrap(), "1");
-        assert!(matches!(OutputDir::prepare(&target, false), Err(OutputError::Exists(_))));
+        assert!(matches!(
+            OutputDir::prepare(&target, false),
+            Err(OutputError::Exists(_))
+        ));
 
         let dir = OutputDir::prepare(&target, true).unwrap();
         std::fs::write(dir.file("b.txt"), "2").unwrap();
@@ -491,8 +581,14 @@ vector = [0.0, 0.0, -9.81]
         OutputDir::prepare(&other, false).unwrap().commit().unwrap();
         assert!(other.exists() && !failed.exists());
 
-        assert!(matches!(OutputDir::prepare(Path::new("/"), false), Err(OutputError::BadPath(_))));
-        let leftovers: Vec<_> = std::fs::read_dir(root.join("nested")).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert!(matches!(
+            OutputDir::prepare(Path::new("/"), false),
+            Err(OutputError::BadPath(_))
+        ));
+        let leftovers: Vec<_> = std::fs::read_dir(root.join("nested"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
         assert_eq!(leftovers, vec![std::ffi::OsString::from("out")]);
         std::fs::remove_dir_all(&root).unwrap();
     }

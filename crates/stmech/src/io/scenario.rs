@@ -111,7 +111,10 @@ pub struct Scenario {
 impl Scenario {
     /// Parses and validates scenario text; `origin` names it in messages (e.g. the file path).
     pub fn from_toml_str(text: &str, origin: &str) -> Result<Self, ScenarioError> {
-        let syntax = |e: toml::de::Error| ScenarioError::Syntax { origin: origin.to_owned(), source: Box::new(e) };
+        let syntax = |e: toml::de::Error| ScenarioError::Syntax {
+            origin: origin.to_owned(),
+            source: Box::new(e),
+        };
         // Typed parse first: it carries spans, so structural errors get line and column.
         let raw: RawScenario = toml::from_str(text).map_err(syntax)?;
         // Untyped parse for the echo and for the generic "every number is finite" walk.
@@ -135,14 +138,19 @@ impl Scenario {
                     echo,
                 })
             }
-            _ => Err(ScenarioError::Invalid { origin: origin.to_owned(), problems: issues.0 }),
+            _ => Err(ScenarioError::Invalid {
+                origin: origin.to_owned(),
+                problems: issues.0,
+            }),
         }
     }
 
     /// Reads and validates a scenario file.
     pub fn from_path(path: &Path) -> Result<Self, ScenarioError> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|source| ScenarioError::Read { path: path.to_owned(), source })?;
+        let text = std::fs::read_to_string(path).map_err(|source| ScenarioError::Read {
+            path: path.to_owned(),
+            source,
+        })?;
         Self::from_toml_str(&text, &path.display().to_string())
     }
 
@@ -163,7 +171,9 @@ pub fn describe_method(method: &Method, t_start: f64, t_end: f64) -> String {
             p.elements_per_block,
             p.element_size(t_start, t_end)
         ),
-        Method::TimeStepping { scheme, step } => format!("{} time stepping, h = {step:.3e} s", scheme.name()),
+        Method::TimeStepping { scheme, step } => {
+            format!("{} time stepping, h = {step:.3e} s", scheme.name())
+        }
     }
 }
 
@@ -291,7 +301,10 @@ struct Issues(Vec<InputError>);
 
 impl Issues {
     fn push(&mut self, field: impl Into<String>, message: impl Into<String>) {
-        self.0.push(InputError::Invalid { field: field.into(), message: message.into() });
+        self.0.push(InputError::Invalid {
+            field: field.into(),
+            message: message.into(),
+        });
     }
 }
 
@@ -347,10 +360,16 @@ fn validate(raw: RawScenario, issues: &mut Issues) -> Option<Built> {
     if times_ok && t_end <= t_start {
         issues.push(
             "time.end",
-            format!("must be greater than time.start = {t_start} s (got {t_end} s); set end > start"),
+            format!(
+                "must be greater than time.start = {t_start} s (got {t_end} s); set end > start"
+            ),
         );
     }
-    let duration = if times_ok && t_end > t_start { Some(t_end - t_start) } else { None };
+    let duration = if times_ok && t_end > t_start {
+        Some(t_end - t_start)
+    } else {
+        None
+    };
     let method = validate_method(&raw.method, duration, issues);
     let newton = validate_newton(raw.newton.as_ref(), issues);
     let bodies = validate_bodies(&raw.bodies, issues);
@@ -362,7 +381,15 @@ fn validate(raw: RawScenario, issues: &mut Issues) -> Option<Built> {
     }
     let n_loads = loads.len();
     match MultibodySystem::new(bodies, loads, vec![]) {
-        Ok(system) => Some(Built { system, n_loads, t_start, t_end, method: method?, newton, plots }),
+        Ok(system) => Some(Built {
+            system,
+            n_loads,
+            t_start,
+            t_end,
+            method: method?,
+            newton,
+            plots,
+        }),
         Err(e) => {
             // Unreachable after the checks above; kept so a model-side precondition added
             // later still surfaces as an input problem instead of a panic.
@@ -385,11 +412,17 @@ fn validate_method(m: &RawMethod, duration: Option<f64>, issues: &mut Issues) ->
             }
             let order = m.order.unwrap_or(1);
             if !(1..=MAX_ORDER).contains(&order) {
-                issues.push("method.order", format!("must be between 1 and {MAX_ORDER} (got {order})"));
+                issues.push(
+                    "method.order",
+                    format!("must be between 1 and {MAX_ORDER} (got {order})"),
+                );
             }
             let blocks = m.blocks.unwrap_or(1);
             if blocks < 1 {
-                issues.push("method.blocks", format!("must be at least 1 (got {blocks})"));
+                issues.push(
+                    "method.blocks",
+                    format!("must be at least 1 (got {blocks})"),
+                );
             }
             let epb = match m.elements_per_block {
                 None => {
@@ -400,7 +433,10 @@ fn validate_method(m: &RawMethod, duration: Option<f64>, issues: &mut Issues) ->
                     0
                 }
                 Some(n) if n < 1 => {
-                    issues.push("method.elements_per_block", format!("must be at least 1 (got {n})"));
+                    issues.push(
+                        "method.elements_per_block",
+                        format!("must be at least 1 (got {n})"),
+                    );
                     0
                 }
                 Some(n) if n > MAX_ELEMENTS_PER_BLOCK => {
@@ -449,7 +485,11 @@ fn validate_method(m: &RawMethod, duration: Option<f64>, issues: &mut Issues) ->
             }))
         }
         MethodKind::ImplicitEuler | MethodKind::Midpoint => {
-            let kind = if m.kind == MethodKind::Midpoint { "midpoint" } else { "implicit-euler" };
+            let kind = if m.kind == MethodKind::Midpoint {
+                "midpoint"
+            } else {
+                "implicit-euler"
+            };
             for (given, field) in [
                 (m.order.is_some(), "order"),
                 (m.elements_per_block.is_some(), "elements_per_block"),
@@ -468,7 +508,10 @@ fn validate_method(m: &RawMethod, duration: Option<f64>, issues: &mut Issues) ->
             }
             let step = match m.step {
                 None => {
-                    issues.push("method.step", format!("required for {kind}: the time step in s, e.g. step = 1e-3"));
+                    issues.push(
+                        "method.step",
+                        format!("required for {kind}: the time step in s, e.g. step = 1e-3"),
+                    );
                     None
                 }
                 Some(h) if !h.is_finite() => None, // reported by the finiteness walk
@@ -500,7 +543,11 @@ fn validate_method(m: &RawMethod, duration: Option<f64>, issues: &mut Issues) ->
             if issues.0.len() > before {
                 return None;
             }
-            let scheme = if m.kind == MethodKind::Midpoint { ThetaScheme::MIDPOINT } else { ThetaScheme::IMPLICIT_EULER };
+            let scheme = if m.kind == MethodKind::Midpoint {
+                ThetaScheme::MIDPOINT
+            } else {
+                ThetaScheme::IMPLICIT_EULER
+            };
             step.map(|step| Method::TimeStepping { scheme, step })
         }
     }
@@ -511,13 +558,19 @@ fn validate_newton(n: Option<&RawNewton>, issues: &mut Issues) -> NewtonParams {
     let Some(n) = n else { return params };
     if let Some(tol) = n.tolerance {
         if tol.is_finite() && tol <= 0.0 {
-            issues.push("newton.tolerance", format!("must be positive (got {tol}); the default is 1e-10"));
+            issues.push(
+                "newton.tolerance",
+                format!("must be positive (got {tol}); the default is 1e-10"),
+            );
         }
         params.tolerance = tol;
     }
     if let Some(it) = n.max_iterations {
         if it < 1 {
-            issues.push("newton.max_iterations", format!("must be at least 1 (got {it}); the default is 25"));
+            issues.push(
+                "newton.max_iterations",
+                format!("must be at least 1 (got {it}); the default is 25"),
+            );
         } else {
             params.max_iterations = usize::try_from(it).unwrap_or(usize::MAX);
         }
@@ -528,7 +581,10 @@ fn validate_newton(n: Option<&RawNewton>, issues: &mut Issues) -> NewtonParams {
 const IDENTITY: [Vec3; 3] = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]];
 
 fn valid_name(name: &str) -> bool {
-    !name.is_empty() && name.chars().all(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | '.'))
+    !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | '.'))
 }
 
 fn validate_bodies(raw: &[RawBody], issues: &mut Issues) -> Vec<RigidBody> {
@@ -547,7 +603,13 @@ fn validate_bodies(raw: &[RawBody], issues: &mut Issues) -> Vec<RigidBody> {
                 ),
             );
         } else if let Some(j) = raw[..i].iter().position(|o| o.name == b.name) {
-            issues.push(at("name"), format!("duplicate body name {:?} (also bodies[{j}]); names must be unique", b.name));
+            issues.push(
+                at("name"),
+                format!(
+                    "duplicate body name {:?} (also bodies[{j}]); names must be unique",
+                    b.name
+                ),
+            );
         }
         let directors = b.directors.unwrap_or(IDENTITY);
         let directors_finite = all_finite(directors.iter().flatten());
@@ -565,7 +627,11 @@ fn validate_bodies(raw: &[RawBody], issues: &mut Issues) -> Vec<RigidBody> {
         };
         let body = RigidBody {
             name: b.name.clone(),
-            mass: mass.unwrap_or(MassProperties { mass: 1.0, first_moment: [0.0; 3], euler_tensor: IDENTITY }),
+            mass: mass.unwrap_or(MassProperties {
+                mass: 1.0,
+                first_moment: [0.0; 3],
+                euler_tensor: IDENTITY,
+            }),
             position: b.position.unwrap_or([0.0; 3]),
             directors,
             velocity: b.velocity.unwrap_or([0.0; 3]),
@@ -613,16 +679,23 @@ fn validate_mass(
         Some(bx) => {
             let mut ok = true;
             if bx.density.is_finite() && bx.density <= 0.0 {
-                issues.push(at("box.density"), format!("must be positive (got {} kg/m³)", bx.density));
+                issues.push(
+                    at("box.density"),
+                    format!("must be positive (got {} kg/m³)", bx.density),
+                );
                 ok = false;
             }
             for (k, e) in bx.edges.iter().enumerate() {
                 if e.is_finite() && *e <= 0.0 {
-                    issues.push(at(&format!("box.edges[{k}]")), format!("edge lengths must be positive (got {e} m)"));
+                    issues.push(
+                        at(&format!("box.edges[{k}]")),
+                        format!("edge lengths must be positive (got {e} m)"),
+                    );
                     ok = false;
                 }
             }
-            ok &= bx.density.is_finite() && all_finite(&bx.edges) && all_finite(&bx.reference_offset);
+            ok &=
+                bx.density.is_finite() && all_finite(&bx.edges) && all_finite(&bx.reference_offset);
             let worst = orthonormality_defect(directors);
             if directors_finite && worst > RIGIDITY_TOLERANCE {
                 issues.push(
@@ -647,7 +720,10 @@ fn validate_mass(
             let mut ok = true;
             match b.mass {
                 None => {
-                    issues.push(at("mass"), "required with first_moment/euler_tensor: total mass in kg");
+                    issues.push(
+                        at("mass"),
+                        "required with first_moment/euler_tensor: total mass in kg",
+                    );
                     ok = false;
                 }
                 Some(m) if m.is_finite() && m <= 0.0 => {
@@ -672,7 +748,11 @@ fn validate_mass(
                     "must be linearly independent (they span the body's convective frame)",
                 );
             }
-            let mp = MassProperties { mass: b.mass.unwrap_or(1.0), first_moment, euler_tensor };
+            let mp = MassProperties {
+                mass: b.mass.unwrap_or(1.0),
+                first_moment,
+                euler_tensor,
+            };
             if ok && !mp.is_positive_definite() {
                 issues.push(
                     at("euler_tensor"),
@@ -689,7 +769,10 @@ fn validate_mass(
         && !mp.is_positive_definite()
     {
         // Only for extreme magnitudes (round-off in the Cholesky test).
-        issues.push(at("box"), "the resulting mass matrix is not positive definite; check the magnitudes");
+        issues.push(
+            at("box"),
+            "the resulting mass matrix is not positive definite; check the magnitudes",
+        );
         return None;
     }
     props
@@ -719,8 +802,15 @@ fn validate_loads(raw: &[RawLoad], names: &[&str], issues: &mut Issues) -> Vec<L
         let at = |f: &str| format!("loads[{i}].{f}");
         let body = names.iter().position(|n| *n == l.body);
         if body.is_none() {
-            let known = if names.is_empty() { "none".to_owned() } else { names.join(", ") };
-            issues.push(at("body"), format!("no body named {:?}; known bodies: {known}", l.body));
+            let known = if names.is_empty() {
+                "none".to_owned()
+            } else {
+                names.join(", ")
+            };
+            issues.push(
+                at("body"),
+                format!("no body named {:?}; known bodies: {known}", l.body),
+            );
         }
         let time_function = validate_time_function(l.time_function.as_ref(), i, issues);
         let kind = match l.kind {
@@ -728,15 +818,25 @@ fn validate_loads(raw: &[RawLoad], names: &[&str], issues: &mut Issues) -> Vec<L
             RawLoadKind::BodyForce => LoadKind::BodyForce(l.vector),
         };
         if let (Some(body), Some(time_function)) = (body, time_function) {
-            out.push(Load { body, kind, time_function });
+            out.push(Load {
+                body,
+                kind,
+                time_function,
+            });
         }
     }
     out
 }
 
-fn validate_time_function(tf: Option<&RawTimeFunction>, i: usize, issues: &mut Issues) -> Option<TimeFunction> {
+fn validate_time_function(
+    tf: Option<&RawTimeFunction>,
+    i: usize,
+    issues: &mut Issues,
+) -> Option<TimeFunction> {
     let at = |f: &str| format!("loads[{i}].time_function.{f}");
-    let Some(tf) = tf else { return Some(TimeFunction::Constant) };
+    let Some(tf) = tf else {
+        return Some(TimeFunction::Constant);
+    };
     let before = issues.0.len();
     let kind = match tf.kind {
         TimeFunctionKind::Constant => "constant",
@@ -755,7 +855,10 @@ fn validate_time_function(tf: Option<&RawTimeFunction>, i: usize, issues: &mut I
         (tf.values.is_some(), "values"),
     ] {
         if given && !allowed.contains(&field) {
-            issues.push(at(field), format!("not used by kind = \"{kind}\"; remove it"));
+            issues.push(
+                at(field),
+                format!("not used by kind = \"{kind}\"; remove it"),
+            );
         }
     }
     let tf = match tf.kind {
@@ -767,13 +870,20 @@ fn validate_time_function(tf: Option<&RawTimeFunction>, i: usize, issues: &mut I
                 return None;
             };
             if start.is_finite() && end.is_finite() && end <= start {
-                issues.push(at("end"), format!("must be greater than start = {start} s (got {end} s)"));
+                issues.push(
+                    at("end"),
+                    format!("must be greater than start = {start} s (got {end} s)"),
+                );
             }
             TimeFunction::Window { start, end }
         }
         TimeFunctionKind::Table => {
             let (Some(times), Some(values)) = (tf.times.clone(), tf.values.clone()) else {
-                let missing = if tf.times.is_none() { "times" } else { "values" };
+                let missing = if tf.times.is_none() {
+                    "times"
+                } else {
+                    "values"
+                };
                 issues.push(at(missing), "required for kind = \"table\"");
                 return None;
             };
@@ -783,7 +893,11 @@ fn validate_time_function(tf: Option<&RawTimeFunction>, i: usize, issues: &mut I
             if times.len() != values.len() {
                 issues.push(
                     at("values"),
-                    format!("has {} entries but times has {}; give one value per time", values.len(), times.len()),
+                    format!(
+                        "has {} entries but times has {}; give one value per time",
+                        values.len(),
+                        times.len()
+                    ),
                 );
             }
             if all_finite(&times)
@@ -791,7 +905,11 @@ fn validate_time_function(tf: Option<&RawTimeFunction>, i: usize, issues: &mut I
             {
                 issues.push(
                     at(&format!("times[{}]", k + 1)),
-                    format!("times must be strictly increasing ({} ≤ {})", times[k + 1], times[k]),
+                    format!(
+                        "times must be strictly increasing ({} ≤ {})",
+                        times[k + 1],
+                        times[k]
+                    ),
                 );
             }
             TimeFunction::Table { times, values }
@@ -826,7 +944,9 @@ time_function = { kind = "window", start = 0.5, end = 1.5 }
 
     fn problems(text: &str) -> Vec<String> {
         match Scenario::from_toml_str(text, "test.toml") {
-            Err(ScenarioError::Invalid { problems, .. }) => problems.iter().map(|p| p.to_string()).collect(),
+            Err(ScenarioError::Invalid { problems, .. }) => {
+                problems.iter().map(|p| p.to_string()).collect()
+            }
             Err(e) => panic!("expected validation problems, got {e}"),
             Ok(_) => panic!("expected validation problems, got a valid scenario"),
         }
@@ -843,8 +963,13 @@ time_function = { kind = "window", start = 0.5, end = 1.5 }
         assert!(s.plots);
         assert_eq!(s.n_loads, 1);
         assert_eq!(s.newton, NewtonParams::default());
-        let Method::SpaceTime(p) = &s.method else { panic!("space-time expected") };
-        assert_eq!((p.order, p.elements_per_block, p.blocks, p.quadrature_points), (1, 40, 1, None));
+        let Method::SpaceTime(p) = &s.method else {
+            panic!("space-time expected")
+        };
+        assert_eq!(
+            (p.order, p.elements_per_block, p.blocks, p.quadrature_points),
+            (1, 40, 1, None)
+        );
         let b = &s.system.bodies()[0];
         assert_eq!(b.name, "box");
         assert!((b.mass.mass - 3.0).abs() < 1e-15);
@@ -854,7 +979,8 @@ time_function = { kind = "window", start = 0.5, end = 1.5 }
 
     #[test]
     fn syntax_error_names_line_and_column() {
-        let err = Scenario::from_toml_str("[time]\nstart = 0.0\nend = = 4\n", "bad.toml").unwrap_err();
+        let err =
+            Scenario::from_toml_str("[time]\nstart = 0.0\nend = = 4\n", "bad.toml").unwrap_err();
         let msg = err.to_string();
         assert!(matches!(err, ScenarioError::Syntax { .. }));
         assert!(msg.contains("line 3") && msg.contains("column"), "{msg}");
@@ -904,33 +1030,67 @@ time_function = { kind = "window", start = 0.5, end = 1.5 }
         assert!(has(&p, "method.step"), "{p:#?}");
         let text = BASE.replace("kind = \"space-time\"", "kind = \"midpoint\"");
         let p = problems(&text);
-        for field in ["method.order", "method.elements_per_block", "method.blocks", "method.step"] {
+        for field in [
+            "method.order",
+            "method.elements_per_block",
+            "method.blocks",
+            "method.step",
+        ] {
             assert!(has(&p, field), "{field} missing in {p:#?}");
         }
         let ok = "[time]\nend = 1.0\n[method]\nkind = \"midpoint\"\nstep = 0.01\n[[bodies]]\nname = \"b\"\n\
                   box = { edges = [1, 1, 1], density = 1 }\n";
         let s = Scenario::from_toml_str(ok, "t").unwrap();
-        assert_eq!(s.method, Method::TimeStepping { scheme: ThetaScheme::MIDPOINT, step: 0.01 });
+        assert_eq!(
+            s.method,
+            Method::TimeStepping {
+                scheme: ThetaScheme::MIDPOINT,
+                step: 0.01
+            }
+        );
         let p = problems(&ok.replace("step = 0.01", "step = 2.0"));
         assert!(has(&p, "method.step"), "{p:#?}");
     }
 
     #[test]
     fn method_ranges() {
-        let p = problems(&BASE.replace("order = 1", "order = 9").replace("blocks = 1", "blocks = -2"));
-        assert!(has(&p, "method.order") && has(&p, "method.blocks"), "{p:#?}");
+        let p = problems(
+            &BASE
+                .replace("order = 1", "order = 9")
+                .replace("blocks = 1", "blocks = -2"),
+        );
+        assert!(
+            has(&p, "method.order") && has(&p, "method.blocks"),
+            "{p:#?}"
+        );
         let p = problems(&BASE.replace("blocks = 1", "blocks = 1\nquadrature_points = 0"));
         assert!(has(&p, "method.quadrature_points"), "{p:#?}");
-        let p = problems(&BASE.replace("blocks = 1", "blocks = 100000\n").replace("elements_per_block = 40", "elements_per_block = 1000"));
+        let p = problems(
+            &BASE
+                .replace("blocks = 1", "blocks = 100000\n")
+                .replace("elements_per_block = 40", "elements_per_block = 1000"),
+        );
         assert!(has(&p, "method.blocks"), "{p:#?}");
     }
 
     #[test]
     fn newton_table() {
-        let s = Scenario::from_toml_str(&format!("{BASE}\n[newton]\nmax_iterations = 3\n"), "t").unwrap();
-        assert_eq!(s.newton, NewtonParams { tolerance: 1e-10, max_iterations: 3 });
-        let p = problems(&format!("{BASE}\n[newton]\ntolerance = 0.0\nmax_iterations = 0\n"));
-        assert!(has(&p, "newton.tolerance") && has(&p, "newton.max_iterations"), "{p:#?}");
+        let s = Scenario::from_toml_str(&format!("{BASE}\n[newton]\nmax_iterations = 3\n"), "t")
+            .unwrap();
+        assert_eq!(
+            s.newton,
+            NewtonParams {
+                tolerance: 1e-10,
+                max_iterations: 3
+            }
+        );
+        let p = problems(&format!(
+            "{BASE}\n[newton]\ntolerance = 0.0\nmax_iterations = 0\n"
+        ));
+        assert!(
+            has(&p, "newton.tolerance") && has(&p, "newton.max_iterations"),
+            "{p:#?}"
+        );
     }
 
     #[test]
@@ -940,18 +1100,30 @@ time_function = { kind = "window", start = 0.5, end = 1.5 }
             "mass = 3.0\neuler_tensor = [[1, 0, 0], [0, 0.25, 0], [0, 0, 0.25]]",
         );
         let s = Scenario::from_toml_str(&explicit, "t").unwrap();
-        assert_eq!(s.system.bodies()[0].mass, MassProperties::from_box([2.0, 1.0, 1.0], 1.5, [0.0; 3]));
+        assert_eq!(
+            s.system.bodies()[0].mass,
+            MassProperties::from_box([2.0, 1.0, 1.0], 1.5, [0.0; 3])
+        );
         // skewed but independent directors are fine with explicit mass properties
-        let skew = explicit.replace("velocity =", "directors = [[1, 0, 0], [1, 1, 0], [0, 0, 1]]\nvelocity =");
+        let skew = explicit.replace(
+            "velocity =",
+            "directors = [[1, 0, 0], [1, 1, 0], [0, 0, 1]]\nvelocity =",
+        );
         assert!(Scenario::from_toml_str(&skew, "t").is_ok());
         let p = problems(&skew.replace("[1, 1, 0]", "[2, 0, 0]"));
         assert!(has(&p, "bodies[0].directors"), "{p:#?}");
         // ... but not with a box
-        let p = problems(&BASE.replace("velocity =", "directors = [[1, 0, 0], [1, 1, 0], [0, 0, 1]]\nvelocity ="));
+        let p = problems(&BASE.replace(
+            "velocity =",
+            "directors = [[1, 0, 0], [1, 1, 0], [0, 0, 1]]\nvelocity =",
+        ));
         assert!(has(&p, "bodies[0].directors"), "{p:#?}");
         let p = problems(&explicit.replace("0.25, 0]", "-0.25, 0]"));
         assert!(has(&p, "bodies[0].euler_tensor"), "{p:#?}");
-        let p = problems(&explicit.replace("mass = 3.0", "mass = 3.0\nbox = { edges = [1, 1, 1], density = 1 }"));
+        let p = problems(&explicit.replace(
+            "mass = 3.0",
+            "mass = 3.0\nbox = { edges = [1, 1, 1], density = 1 }",
+        ));
         assert!(has(&p, "bodies[0].box"), "{p:#?}");
         let p = problems(&BASE.replace("box = { edges = [2.0, 1.0, 1.0], density = 1.5 }", ""));
         assert!(has(&p, "bodies[0].box"), "{p:#?}");
@@ -961,24 +1133,41 @@ time_function = { kind = "window", start = 0.5, end = 1.5 }
 
     #[test]
     fn initial_velocities() {
-        let spin = BASE.replace("velocity =", "angular_velocity = [0.3, 1.0, 0.2]\nvelocity =");
+        let spin = BASE.replace(
+            "velocity =",
+            "angular_velocity = [0.3, 1.0, 0.2]\nvelocity =",
+        );
         let s = Scenario::from_toml_str(&spin, "t").unwrap();
         assert!(s.system.bodies()[0].initial_velocity_constraint_violation() < 1e-15);
-        let bad = BASE.replace("velocity =", "director_velocities = [[0, 1, 0], [0, 0, 0], [0, 0, 0]]\nvelocity =");
+        let bad = BASE.replace(
+            "velocity =",
+            "director_velocities = [[0, 1, 0], [0, 0, 0], [0, 0, 0]]\nvelocity =",
+        );
         let p = problems(&bad);
         assert!(has(&p, "bodies[0].director_velocities"), "{p:#?}");
         assert!(p[0].contains("angular_velocity"), "{p:#?}");
-        let good = BASE.replace("velocity =", "director_velocities = [[0, 1, 0], [-1, 0, 0], [0, 0, 0]]\nvelocity =");
+        let good = BASE.replace(
+            "velocity =",
+            "director_velocities = [[0, 1, 0], [-1, 0, 0], [0, 0, 0]]\nvelocity =",
+        );
         assert!(Scenario::from_toml_str(&good, "t").is_ok());
-        let both = spin.replace("\nvelocity =", "\ndirector_velocities = [[0, 1, 0], [-1, 0, 0], [0, 0, 0]]\nvelocity =");
+        let both = spin.replace(
+            "\nvelocity =",
+            "\ndirector_velocities = [[0, 1, 0], [-1, 0, 0], [0, 0, 0]]\nvelocity =",
+        );
         assert!(has(&problems(&both), "bodies[0].director_velocities"));
     }
 
     #[test]
     fn body_names() {
-        let two = format!("{BASE}\n[[bodies]]\nname = \"box\"\nmass = 1.0\neuler_tensor = [[1, 0, 0], [0, 1, 0], [0, 0, 1]]\n");
+        let two = format!(
+            "{BASE}\n[[bodies]]\nname = \"box\"\nmass = 1.0\neuler_tensor = [[1, 0, 0], [0, 1, 0], [0, 0, 1]]\n"
+        );
         assert!(has(&problems(&two), "bodies[1].name"));
-        assert!(has(&problems(&BASE.replacen("name = \"box\"", "name = \"a,b\"", 1)), "bodies[0].name"));
+        assert!(has(
+            &problems(&BASE.replacen("name = \"box\"", "name = \"a,b\"", 1)),
+            "bodies[0].name"
+        ));
         let none = "[time]\nend = 1.0\n[method]\nkind = \"space-time\"\nelements_per_block = 4\n";
         assert!(has(&problems(none), "bodies"));
     }
@@ -990,13 +1179,25 @@ time_function = { kind = "window", start = 0.5, end = 1.5 }
             "{ kind = \"table\", times = [0.0, 1.0, 1.0], values = [0.0, 1.0] }",
         );
         let p = problems(&table);
-        assert!(has(&p, "loads[0].time_function.times[2]") && has(&p, "loads[0].time_function.values"), "{p:#?}");
-        let p = problems(&table.replace("times = [0.0, 1.0, 1.0], values = [0.0, 1.0]", "times = [], values = []"));
+        assert!(
+            has(&p, "loads[0].time_function.times[2]") && has(&p, "loads[0].time_function.values"),
+            "{p:#?}"
+        );
+        let p = problems(&table.replace(
+            "times = [0.0, 1.0, 1.0], values = [0.0, 1.0]",
+            "times = [], values = []",
+        ));
         assert!(has(&p, "loads[0].time_function.times"), "{p:#?}");
         let ok = table.replace("[0.0, 1.0, 1.0]", "[0.0, 1.0]");
         assert!(Scenario::from_toml_str(&ok, "t").is_ok());
-        let p = problems(&BASE.replace("kind = \"window\", start = 0.5,", "kind = \"constant\", start = 0.5,"));
-        assert!(has(&p, "loads[0].time_function.start") && has(&p, "loads[0].time_function.end"), "{p:#?}");
+        let p = problems(&BASE.replace(
+            "kind = \"window\", start = 0.5,",
+            "kind = \"constant\", start = 0.5,",
+        ));
+        assert!(
+            has(&p, "loads[0].time_function.start") && has(&p, "loads[0].time_function.end"),
+            "{p:#?}"
+        );
         let p = problems(&BASE.replace(", end = 1.5", ""));
         assert!(has(&p, "loads[0].time_function.end"), "{p:#?}");
         let gravity = BASE.replace("kind = \"torque\"", "kind = \"body-force\"");
@@ -1006,13 +1207,19 @@ time_function = { kind = "window", start = 0.5, end = 1.5 }
 
     #[test]
     fn wrong_kind_is_a_syntax_error_with_choices() {
-        let msg = Scenario::from_toml_str(&BASE.replace("\"space-time\"", "\"spacetime\""), "t").unwrap_err().to_string();
-        assert!(msg.contains("spacetime") && msg.contains("space-time") && msg.contains("line"), "{msg}");
+        let msg = Scenario::from_toml_str(&BASE.replace("\"space-time\"", "\"spacetime\""), "t")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            msg.contains("spacetime") && msg.contains("space-time") && msg.contains("line"),
+            "{msg}"
+        );
     }
 
     #[test]
     fn output_table() {
-        let s = Scenario::from_toml_str(&format!("{BASE}\n[output]\nplots = false\n"), "t").unwrap();
+        let s =
+            Scenario::from_toml_str(&format!("{BASE}\n[output]\nplots = false\n"), "t").unwrap();
         assert!(!s.plots);
     }
 }

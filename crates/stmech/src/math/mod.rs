@@ -82,8 +82,10 @@ pub fn inv_small(a: &[f64], n: usize) -> Option<Vec<f64>> {
     }
     let scale = a.iter().fold(0.0f64, |s, x| s.max(x.abs()));
     for col in 0..n {
-        let piv = (col..n).max_by(|&i, &j| m[i * n + col].abs().total_cmp(&m[j * n + col].abs()))?;
-        if !(m[piv * n + col].abs() > 1e-14 * scale) {
+        let piv =
+            (col..n).max_by(|&i, &j| m[i * n + col].abs().total_cmp(&m[j * n + col].abs()))?;
+        let pivot = m[piv * n + col].abs();
+        if pivot.is_nan() || pivot <= 1e-14 * scale {
             return None;
         }
         if piv != col {

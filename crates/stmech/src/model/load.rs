@@ -141,11 +141,7 @@ impl Load {
 /// Tangent: a perturbation `δd_k = e_c` gives `δG_ab = δ_ak d_b[c] + δ_bk d_a[c]`,
 /// `δG⁻¹ = −G⁻¹ δG G⁻¹` and `δd^i = δ(G⁻¹)_ij d_j + (G⁻¹)_ik e_c`.
 fn torque_director_load(m: &Vec3, q: &[f64], f_body: &mut [f64], k_body: Option<&mut [f64]>) {
-    let d = [
-        [q[3], q[4], q[5]],
-        [q[6], q[7], q[8]],
-        [q[9], q[10], q[11]],
-    ];
+    let d = [[q[3], q[4], q[5]], [q[6], q[7], q[8]], [q[9], q[10], q[11]]];
     let mut g = [[0.0; 3]; 3];
     for a in 0..3 {
         for b in 0..3 {
@@ -227,11 +223,17 @@ mod tests {
 
     #[test]
     fn time_functions() {
-        let w = TimeFunction::Window { start: 0.5, end: 1.5 };
+        let w = TimeFunction::Window {
+            start: 0.5,
+            end: 1.5,
+        };
         assert_eq!(w.value(0.4), 0.0);
         assert_eq!(w.value(1.0), 1.0);
         assert_eq!(w.value(1.6), 0.0);
-        let tab = TimeFunction::Table { times: vec![0.0, 1.0, 3.0], values: vec![0.0, 2.0, -2.0] };
+        let tab = TimeFunction::Table {
+            times: vec![0.0, 1.0, 3.0],
+            values: vec![0.0, 2.0, -2.0],
+        };
         assert!((tab.value(0.5) - 1.0).abs() < 1e-15);
         assert!((tab.value(2.0) - 0.0).abs() < 1e-15);
         assert_eq!(tab.value(-1.0), 0.0);
@@ -241,8 +243,14 @@ mod tests {
     #[test]
     fn torque_tangent_matches_finite_differences() {
         // Skewed, non-orthonormal directors to exercise the contravariant basis.
-        let q = [0.1, 0.2, 0.3, 1.0, 0.1, -0.2, 0.05, 0.9, 0.3, -0.1, 0.2, 1.1];
-        let load = Load { body: 0, kind: LoadKind::Torque([1.0, -2.0, 0.5]), time_function: TimeFunction::Constant };
+        let q = [
+            0.1, 0.2, 0.3, 1.0, 0.1, -0.2, 0.05, 0.9, 0.3, -0.1, 0.2, 1.1,
+        ];
+        let load = Load {
+            body: 0,
+            kind: LoadKind::Torque([1.0, -2.0, 0.5]),
+            time_function: TimeFunction::Constant,
+        };
         let mut f0 = [0.0; 12];
         let mut k = vec![0.0; 144];
         load.add_to(0.0, &q, &[0.0; 3], 1.0, &mut f0, Some(&mut k));
@@ -256,7 +264,11 @@ mod tests {
             load.add_to(0.0, &qm, &[0.0; 3], 1.0, &mut fm, None);
             for row in 0..12 {
                 let fd = -(fp[row] - fm[row]) / (2.0 * eps);
-                assert!((fd - k[row * 12 + col]).abs() < 1e-7, "({row},{col}): fd {fd} vs {}", k[row * 12 + col]);
+                assert!(
+                    (fd - k[row * 12 + col]).abs() < 1e-7,
+                    "({row},{col}): fd {fd} vs {}",
+                    k[row * 12 + col]
+                );
             }
         }
     }
@@ -268,7 +280,11 @@ mod tests {
         let s = (0.3f64).sin();
         let q = [0.0, 0.0, 0.0, c, s, 0.0, -s, c, 0.0, 0.0, 0.0, 1.0];
         let m = [0.7, -1.3, 2.1];
-        let load = Load { body: 0, kind: LoadKind::Torque(m), time_function: TimeFunction::Constant };
+        let load = Load {
+            body: 0,
+            kind: LoadKind::Torque(m),
+            time_function: TimeFunction::Constant,
+        };
         let mut f = [0.0; 12];
         load.add_to(0.0, &q, &[0.0; 3], 1.0, &mut f, None);
         let dtheta = [0.2, 0.5, -0.4];

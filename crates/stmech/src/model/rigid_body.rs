@@ -84,7 +84,7 @@ impl MassProperties {
                     s -= l[i * 4 + k] * l[j * 4 + k];
                 }
                 if i == j {
-                    if !(s > 1e-14 * a[0].abs().max(1.0)) {
+                    if s.is_nan() || s <= 1e-14 * a[0].abs().max(1.0) {
                         return false;
                     }
                     l[i * 4 + i] = s.sqrt();
@@ -93,7 +93,9 @@ impl MassProperties {
                 }
             }
         }
-        (0..4).all(|i| (0..4).all(|j| (a[i * 4 + j] - a[j * 4 + i]).abs() <= 1e-12 * a[0].abs().max(1.0)))
+        (0..4).all(|i| {
+            (0..4).all(|j| (a[i * 4 + j] - a[j * 4 + i]).abs() <= 1e-12 * a[0].abs().max(1.0))
+        })
     }
 }
 
@@ -119,8 +121,15 @@ impl RigidBody {
     pub const NQ: usize = 12;
 
     /// Director velocities of a rigid rotation with global angular velocity `ω`: `ḋ_i = ω × d_i`.
-    pub fn director_velocities_from_angular_velocity(directors: &[Vec3; 3], omega: &Vec3) -> [Vec3; 3] {
-        [cross(omega, &directors[0]), cross(omega, &directors[1]), cross(omega, &directors[2])]
+    pub fn director_velocities_from_angular_velocity(
+        directors: &[Vec3; 3],
+        omega: &Vec3,
+    ) -> [Vec3; 3] {
+        [
+            cross(omega, &directors[0]),
+            cross(omega, &directors[1]),
+            cross(omega, &directors[2]),
+        ]
     }
 
     /// Initial coordinates `q(0) = (φ̄, d_1, d_2, d_3)`.
@@ -213,7 +222,10 @@ mod tests {
             position: [0.0; 3],
             directors: d,
             velocity: [0.0; 3],
-            director_velocities: RigidBody::director_velocities_from_angular_velocity(&d, &[0.3, -1.0, 2.0]),
+            director_velocities: RigidBody::director_velocities_from_angular_velocity(
+                &d,
+                &[0.3, -1.0, 2.0],
+            ),
         };
         assert!(b.initial_velocity_constraint_violation() < 1e-15);
     }

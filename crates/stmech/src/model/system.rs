@@ -29,7 +29,13 @@ pub struct PointEval {
 impl PointEval {
     /// Buffers of the given sizes, with `scratch` extra workspace for the system's own use.
     pub fn with_sizes(n_q: usize, n_lambda: usize, n_g: usize, n_k: usize, scratch: usize) -> Self {
-        Self { force: vec![0.0; n_q], phi: vec![0.0; n_lambda], g: vec![0.0; n_g], k: vec![0.0; n_k], scratch: vec![0.0; scratch] }
+        Self {
+            force: vec![0.0; n_q],
+            phi: vec![0.0; n_lambda],
+            g: vec![0.0; n_g],
+            k: vec![0.0; n_k],
+            scratch: vec![0.0; scratch],
+        }
     }
 }
 
@@ -58,7 +64,11 @@ pub trait ConstrainedSystem: Sync {
 
     /// Kinetic energy `½ pᵀ 𝕄⁻¹ p` (J).
     fn kinetic_energy(&self, p: &[f64]) -> f64 {
-        0.5 * self.inverse_mass().iter().map(|&(i, j, v)| p[i] * v * p[j]).sum::<f64>()
+        0.5 * self
+            .inverse_mass()
+            .iter()
+            .map(|&(i, j, v)| p[i] * v * p[j])
+            .sum::<f64>()
     }
 }
 
@@ -116,13 +126,20 @@ impl MultibodySystem {
         }
         for (i, l) in loads.iter().enumerate() {
             if l.body >= bodies.len() {
-                return Err(SystemError::LoadBodyOutOfRange { load: i, body: l.body, n_bodies: bodies.len() });
+                return Err(SystemError::LoadBodyOutOfRange {
+                    load: i,
+                    body: l.body,
+                    n_bodies: bodies.len(),
+                });
             }
         }
         let mut constraints: Vec<Box<dyn Constraint>> = bodies
             .iter()
             .enumerate()
-            .map(|(b, body)| Box::new(Orthonormality::new(12 * b + 3, body.initial_metric())) as Box<dyn Constraint>)
+            .map(|(b, body)| {
+                Box::new(Orthonormality::new(12 * b + 3, body.initial_metric()))
+                    as Box<dyn Constraint>
+            })
             .collect();
         constraints.extend(extra_constraints);
         let mut lambda_offsets = Vec::with_capacity(constraints.len());
@@ -140,7 +157,11 @@ impl MultibodySystem {
                 for c in 0..4 {
                     if inv[a * 4 + c] != 0.0 {
                         for k in 0..3 {
-                            inverse_mass.push((12 * b + 3 * a + k, 12 * b + 3 * c + k, inv[a * 4 + c]));
+                            inverse_mass.push((
+                                12 * b + 3 * a + k,
+                                12 * b + 3 * c + k,
+                                inv[a * 4 + c],
+                            ));
                         }
                     }
                 }
@@ -170,22 +191,46 @@ impl MultibodySystem {
         }
         let k_pattern: Vec<_> = kset.into_iter().collect();
         let g_pattern: Vec<_> = gset.into_iter().collect();
-        let kpos = |i: usize, j: usize| k_pattern.binary_search(&(i, j)).expect("entry is in the K pattern");
-        let gpos = |i: usize, j: usize| g_pattern.binary_search(&(i, j)).expect("entry is in the G pattern");
+        let kpos = |i: usize, j: usize| {
+            k_pattern
+                .binary_search(&(i, j))
+                .expect("entry is in the K pattern")
+        };
+        let gpos = |i: usize, j: usize| {
+            g_pattern
+                .binary_search(&(i, j))
+                .expect("entry is in the G pattern")
+        };
         let body_k_map = (0..bodies.len())
-            .map(|b| (0..144).map(|e| kpos(12 * b + e / 12, 12 * b + e % 12)).collect())
+            .map(|b| {
+                (0..144)
+                    .map(|e| kpos(12 * b + e / 12, 12 * b + e % 12))
+                    .collect()
+            })
             .collect();
         let constraint_maps = constraints
             .iter()
             .zip(&lambda_offsets)
             .map(|(c, off)| {
                 let idx = c.indices();
-                let g = (0..c.n_eq()).flat_map(|e| idx.iter().map(move |&j| (off + e, j))).map(|(i, j)| gpos(i, j)).collect();
-                let k = idx.iter().flat_map(|&i| idx.iter().map(move |&j| (i, j))).map(|(i, j)| kpos(i, j)).collect();
+                let g = (0..c.n_eq())
+                    .flat_map(|e| idx.iter().map(move |&j| (off + e, j)))
+                    .map(|(i, j)| gpos(i, j))
+                    .collect();
+                let k = idx
+                    .iter()
+                    .flat_map(|&i| idx.iter().map(move |&j| (i, j)))
+                    .map(|(i, j)| kpos(i, j))
+                    .collect();
                 (g, k)
             })
             .collect();
-        let max_local = constraints.iter().map(|c| c.indices().len()).max().unwrap_or(0).max(12);
+        let max_local = constraints
+            .iter()
+            .map(|c| c.indices().len())
+            .max()
+            .unwrap_or(0)
+            .max(12);
         Ok(Self {
             bodies,
             loads,
@@ -208,7 +253,10 @@ impl MultibodySystem {
 
     /// The constraints (orthonormality of each body first), with their multiplier offsets.
     pub fn constraints(&self) -> impl Iterator<Item = (&dyn Constraint, usize)> {
-        self.constraints.iter().map(|c| c.as_ref()).zip(self.lambda_offsets.iter().copied())
+        self.constraints
+            .iter()
+            .map(|c| c.as_ref())
+            .zip(self.lambda_offsets.iter().copied())
     }
 
     /// Initial coordinates and momenta of all bodies.
@@ -278,7 +326,12 @@ impl ConstrainedSystem for MultibodySystem {
                 load.add_to(t, qb, &body.mass.first_moment, body.mass.mass, fb, None);
             }
         }
-        for ((c, &off), (gmap, kmap)) in self.constraints.iter().zip(&self.lambda_offsets).zip(&self.constraint_maps) {
+        for ((c, &off), (gmap, kmap)) in self
+            .constraints
+            .iter()
+            .zip(&self.lambda_offsets)
+            .zip(&self.constraint_maps)
+        {
             let idx = c.indices();
             let n = idx.len();
             let ne = c.n_eq();
@@ -306,7 +359,11 @@ impl ConstrainedSystem for MultibodySystem {
     }
 
     fn breakpoints(&self) -> Vec<f64> {
-        let mut v: Vec<f64> = self.loads.iter().flat_map(|l| l.time_function.breakpoints()).collect();
+        let mut v: Vec<f64> = self
+            .loads
+            .iter()
+            .flat_map(|l| l.time_function.breakpoints())
+            .collect();
         v.sort_by(f64::total_cmp);
         v.dedup();
         v
@@ -317,7 +374,11 @@ impl ConstrainedSystem for MultibodySystem {
             .iter()
             .filter_map(|l| {
                 let body = &self.bodies[l.body];
-                l.potential(&q[12 * l.body..12 * l.body + 12], &body.mass.first_moment, body.mass.mass)
+                l.potential(
+                    &q[12 * l.body..12 * l.body + 12],
+                    &body.mass.first_moment,
+                    body.mass.mass,
+                )
             })
             .sum()
     }
@@ -351,18 +412,31 @@ mod tests {
             position: [0.0; 3],
             directors: d,
             velocity: [1.0, 0.0, 0.0],
-            director_velocities: RigidBody::director_velocities_from_angular_velocity(&d, &[0.0, 0.0, 1.0]),
+            director_velocities: RigidBody::director_velocities_from_angular_velocity(
+                &d,
+                &[0.0, 0.0, 1.0],
+            ),
         }
     }
 
     #[test]
     fn system_tangent_matches_finite_differences() {
         let loads = vec![
-            Load { body: 0, kind: LoadKind::Torque([1.0, 2.0, -1.0]), time_function: TimeFunction::Constant },
-            Load { body: 0, kind: LoadKind::BodyForce([0.0, 0.0, -9.81]), time_function: TimeFunction::Constant },
+            Load {
+                body: 0,
+                kind: LoadKind::Torque([1.0, 2.0, -1.0]),
+                time_function: TimeFunction::Constant,
+            },
+            Load {
+                body: 0,
+                kind: LoadKind::BodyForce([0.0, 0.0, -9.81]),
+                time_function: TimeFunction::Constant,
+            },
         ];
         let sys = MultibodySystem::new(vec![body()], loads, vec![]).unwrap();
-        let q: Vec<f64> = vec![0.1, 0.2, 0.3, 1.0, 0.1, -0.2, 0.05, 0.9, 0.3, -0.1, 0.2, 1.1];
+        let q: Vec<f64> = vec![
+            0.1, 0.2, 0.3, 1.0, 0.1, -0.2, 0.05, 0.9, 0.3, -0.1, 0.2, 1.1,
+        ];
         let lam = vec![0.3, -1.0, 0.5, 2.0, -0.7, 0.1];
         let mut ev = sys.new_point_eval();
         sys.eval(0.0, &q, &lam, &mut ev, true);
@@ -399,7 +473,7 @@ mod tests {
     fn inverse_mass_inverts_mass() {
         let sys = MultibodySystem::new(vec![body()], vec![], vec![]).unwrap();
         let (_, p) = sys.initial_state();
-        let mut v = vec![0.0; 12];
+        let mut v = [0.0; 12];
         for &(i, j, m) in sys.inverse_mass() {
             v[i] += m * p[j];
         }

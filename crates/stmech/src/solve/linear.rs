@@ -15,7 +15,8 @@ use faer::sparse::{SparseColMatRef, SymbolicSparseColMatRef};
 /// elements: 2.08 s vs 0.93 s for 13 Newton iterations).
 fn symbolic_params() -> LuSymbolicParams<'static> {
     LuSymbolicParams {
-        supernodal_flop_ratio_threshold: faer::sparse::linalg::SupernodalThreshold::FORCE_SUPERNODAL,
+        supernodal_flop_ratio_threshold:
+            faer::sparse::linalg::SupernodalThreshold::FORCE_SUPERNODAL,
         ..Default::default()
     }
 }
@@ -32,7 +33,10 @@ pub struct SparseLu {
 
 impl std::fmt::Debug for SparseLu {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("SparseLu").field("n", &self.pattern.n).field("nnz", &self.pattern.nnz()).finish()
+        f.debug_struct("SparseLu")
+            .field("n", &self.pattern.n)
+            .field("nnz", &self.pattern.nnz())
+            .finish()
     }
 }
 
@@ -41,13 +45,28 @@ impl SparseLu {
     pub fn new(pattern: CscPattern) -> Result<Self, SolveError> {
         let n = pattern.n;
         let symbolic = {
-            let sym = SymbolicSparseColMatRef::new_checked(n, n, &pattern.col_ptr, None, &pattern.row_idx);
-            factorize_symbolic_lu(sym, symbolic_params()).map_err(|e| SolveError::Factorization(format!("{e:?}")))?
+            let sym = SymbolicSparseColMatRef::new_checked(
+                n,
+                n,
+                &pattern.col_ptr,
+                None,
+                &pattern.row_idx,
+            );
+            factorize_symbolic_lu(sym, symbolic_params())
+                .map_err(|e| SolveError::Factorization(format!("{e:?}")))?
         };
         let par = Par::Seq;
-        let factor_buf = MemBuffer::new(symbolic.factorize_numeric_lu_scratch::<f64>(par, Default::default()));
+        let factor_buf =
+            MemBuffer::new(symbolic.factorize_numeric_lu_scratch::<f64>(par, Default::default()));
         let solve_buf = MemBuffer::new(symbolic.solve_in_place_scratch::<f64>(1, par));
-        Ok(Self { pattern, symbolic, numeric: NumericLu::new(), factor_buf, solve_buf, factorized: false })
+        Ok(Self {
+            pattern,
+            symbolic,
+            numeric: NumericLu::new(),
+            factor_buf,
+            solve_buf,
+            factorized: false,
+        })
     }
 
     /// The pattern.
@@ -58,11 +77,23 @@ impl SparseLu {
     /// Numeric factorisation of the matrix with `values` in pattern order.
     pub fn factorize(&mut self, values: &[f64]) -> Result<(), SolveError> {
         let n = self.pattern.n;
-        let sym = SymbolicSparseColMatRef::new_checked(n, n, &self.pattern.col_ptr, None, &self.pattern.row_idx);
+        let sym = SymbolicSparseColMatRef::new_checked(
+            n,
+            n,
+            &self.pattern.col_ptr,
+            None,
+            &self.pattern.row_idx,
+        );
         let mat = SparseColMatRef::new(sym, values);
         self.factorized = false;
         self.symbolic
-            .factorize_numeric_lu(&mut self.numeric, mat, Par::Seq, MemStack::new(&mut self.factor_buf), Default::default())
+            .factorize_numeric_lu(
+                &mut self.numeric,
+                mat,
+                Par::Seq,
+                MemStack::new(&mut self.factor_buf),
+                Default::default(),
+            )
             .map_err(|e| SolveError::Factorization(format!("{e:?}; the Jacobian is singular")))?;
         self.factorized = true;
         Ok(())
@@ -77,7 +108,12 @@ impl SparseLu {
         let n = self.pattern.n;
         let lu = faer::sparse::linalg::lu::LuRef::new_unchecked(&self.symbolic, &self.numeric);
         let rhs = faer::MatMut::from_column_major_slice_mut(rhs, n, 1);
-        lu.solve_in_place_with_conj(faer::Conj::No, rhs, Par::Seq, MemStack::new(&mut self.solve_buf));
+        lu.solve_in_place_with_conj(
+            faer::Conj::No,
+            rhs,
+            Par::Seq,
+            MemStack::new(&mut self.solve_buf),
+        );
     }
 }
 

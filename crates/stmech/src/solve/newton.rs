@@ -16,7 +16,10 @@ pub struct NewtonParams {
 
 impl Default for NewtonParams {
     fn default() -> Self {
-        Self { tolerance: 1e-10, max_iterations: 25 }
+        Self {
+            tolerance: 1e-10,
+            max_iterations: 25,
+        }
     }
 }
 
@@ -68,7 +71,11 @@ impl NewtonSolver {
     pub fn new(lu: SparseLu) -> Self {
         let nnz = lu.pattern().nnz();
         let n = lu.pattern().n;
-        Self { lu, values: vec![0.0; nnz], r: vec![0.0; n] }
+        Self {
+            lu,
+            values: vec![0.0; nnz],
+            r: vec![0.0; n],
+        }
     }
 
     /// Runs Newton from the initial guess `x` (updated in place).
@@ -88,7 +95,12 @@ impl NewtonSolver {
             let norm = sys.residual_norm(&self.r);
             rep.residuals.push(norm);
             if !norm.is_finite() {
-                return Err(SolveError::NonFinite { block: cx.block, t_start: cx.t_start, t_end: cx.t_end, iteration: rep.iterations });
+                return Err(SolveError::NonFinite {
+                    block: cx.block,
+                    t_start: cx.t_start,
+                    t_end: cx.t_end,
+                    iteration: rep.iterations,
+                });
             }
             if norm < params.tolerance {
                 return Ok(rep);

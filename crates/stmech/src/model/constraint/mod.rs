@@ -19,5 +19,12 @@ pub trait Constraint: Send + Sync + std::fmt::Debug {
     /// Global configuration indices the constraint depends on.
     fn indices(&self) -> &[usize];
     /// Evaluates `Φ`, `G` and optionally `H`.
-    fn eval(&self, q_loc: &[f64], lambda: &[f64], phi: &mut [f64], g: &mut [f64], h: Option<&mut [f64]>);
+    fn eval(
+        &self,
+        q_loc: &[f64],
+        lambda: &[f64],
+        phi: &mut [f64],
+        g: &mut [f64],
+        h: Option<&mut [f64]>,
+    );
 }

@@ -41,7 +41,14 @@ impl Constraint for Orthonormality {
         &self.indices
     }
 
-    fn eval(&self, q: &[f64], lambda: &[f64], phi: &mut [f64], g: &mut [f64], h: Option<&mut [f64]>) {
+    fn eval(
+        &self,
+        q: &[f64],
+        lambda: &[f64],
+        phi: &mut [f64],
+        g: &mut [f64],
+        h: Option<&mut [f64]>,
+    ) {
         let d = |i: usize, k: usize| q[3 * i + k];
         for (e, &(i, j)) in PAIRS.iter().enumerate() {
             let dij: f64 = (0..3).map(|k| d(i, k) * d(j, k)).sum();
@@ -88,7 +95,10 @@ mod tests {
             }
             // H = ∂(Gᵀλ)/∂q
             for row in 0..9 {
-                let fd: f64 = (0..6).map(|e| lam[e] * (gp[e * 9 + row] - gm[e * 9 + row])).sum::<f64>() / (2.0 * eps);
+                let fd: f64 = (0..6)
+                    .map(|e| lam[e] * (gp[e * 9 + row] - gm[e * 9 + row]))
+                    .sum::<f64>()
+                    / (2.0 * eps);
                 assert!((fd - h[row * 9 + col]).abs() < 1e-9);
             }
         }

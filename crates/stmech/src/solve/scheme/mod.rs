@@ -27,6 +27,8 @@ pub enum Method {
 
 /// Simulates `sys` from `(q0, p0)` at `t_start` to `t_end`. `progress` receives the fraction
 /// of the time domain done.
+// The arguments are the problem's independent inputs; bundling them would only move the list.
+#[allow(clippy::too_many_arguments)]
 pub fn simulate<S: ConstrainedSystem + ?Sized>(
     sys: &S,
     q0: &[f64],
@@ -38,8 +40,12 @@ pub fn simulate<S: ConstrainedSystem + ?Sized>(
     progress: &mut dyn FnMut(f64),
 ) -> Result<Trajectory, SolveError> {
     match method {
-        Method::SpaceTime(params) => space_time::solve(sys, q0, p0, t_start, t_end, params, newton, progress),
-        Method::TimeStepping { scheme, step } => theta::solve(sys, q0, p0, t_start, t_end, *scheme, *step, newton, progress),
+        Method::SpaceTime(params) => {
+            space_time::solve(sys, q0, p0, t_start, t_end, params, newton, progress)
+        }
+        Method::TimeStepping { scheme, step } => theta::solve(
+            sys, q0, p0, t_start, t_end, *scheme, *step, newton, progress,
+        ),
     }
 }
 

@@ -42,7 +42,8 @@ struct BlockProblem<'a, 's, S: ConstrainedSystem + ?Sized> {
 
 impl<S: ConstrainedSystem + ?Sized> NewtonSystem for BlockProblem<'_, '_, S> {
     fn assemble(&mut self, x: &[f64], r: &mut [f64], jacobian: Option<&mut [f64]>) {
-        self.blk.nodal_from_unknowns(self.q0, self.p0, self.l0, x, self.nodal);
+        self.blk
+            .nodal_from_unknowns(self.q0, self.p0, self.l0, x, self.nodal);
         self.blk.assemble(self.t0, self.nodal, r, jacobian);
     }
 
@@ -67,7 +68,9 @@ pub fn solve<S: ConstrainedSystem + ?Sized>(
     let p = params.order;
     let n_el = params.elements_per_block;
     let h = params.element_size(t_start, t_end);
-    let nquad = params.quadrature_points.unwrap_or_else(|| default_quadrature_points(p));
+    let nquad = params
+        .quadrature_points
+        .unwrap_or_else(|| default_quadrature_points(p));
     let mut blk = SpaceTimeBlock::new(sys, p, n_el, h, nquad);
     let nd = blk.node_dofs();
     let n_nodes = blk.n_nodes();
@@ -86,7 +89,10 @@ pub fn solve<S: ConstrainedSystem + ?Sized>(
         p: Vec::with_capacity(total_nodes * nq),
         lambda: Vec::with_capacity(total_nodes * nl),
         blocks: Vec::with_capacity(params.blocks),
-        method: format!("space-time Galerkin, order {p}, {} blocks × {n_el} elements, h = {h:.3e} s", params.blocks),
+        method: format!(
+            "space-time Galerkin, order {p}, {} blocks × {n_el} elements, h = {h:.3e} s",
+            params.blocks
+        ),
     };
     for b in 0..params.blocks {
         let t0 = t_start + (b * n_el) as f64 * h;
@@ -109,9 +115,20 @@ pub fn solve<S: ConstrainedSystem + ?Sized>(
         }
         blk.unknowns_from_nodal(&nodal, &mut x);
         let t1 = t0 + n_el as f64 * h;
-        let cx = NewtonContext { block: b, t_start: t0, t_end: t1 };
+        let cx = NewtonContext {
+            block: b,
+            t_start: t0,
+            t_end: t1,
+        };
         let report = {
-            let mut prob = BlockProblem { blk: &mut blk, t0, q0: &qs, p0: &ps, l0: &lam, nodal: &mut nodal };
+            let mut prob = BlockProblem {
+                blk: &mut blk,
+                t0,
+                q0: &qs,
+                p0: &ps,
+                l0: &lam,
+                nodal: &mut nodal,
+            };
             solver.solve(&mut prob, &mut x, newton, cx)?
         };
         blk.nodal_from_unknowns(&qs, &ps, &lam, &x, &mut nodal);
@@ -126,7 +143,11 @@ pub fn solve<S: ConstrainedSystem + ?Sized>(
         let last = &nodal[(n_nodes - 1) * nd..];
         qs.copy_from_slice(&last[..nq]);
         ps.copy_from_slice(&last[nq..2 * nq]);
-        traj.blocks.push(BlockReport { t_start: t0, t_end: t1, newton: report });
+        traj.blocks.push(BlockReport {
+            t_start: t0,
+            t_end: t1,
+            newton: report,
+        });
         progress((b + 1) as f64 / params.blocks as f64);
     }
     // exact end time despite accumulated round-off in t0 + a·dt

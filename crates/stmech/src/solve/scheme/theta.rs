@@ -138,7 +138,10 @@ pub fn solve<S: ConstrainedSystem + ?Sized>(
     template.extend(sys.g_pattern().iter().map(|&(e, j)| (j, 2 * nq + e)));
     template.extend(sys.g_pattern().iter().map(|&(e, j)| (2 * nq + e, j)));
     let pattern = CscPattern::from_entries(n, || template.iter().copied());
-    let pos: Vec<usize> = template.iter().map(|&(r, c)| pattern.position(r, c)).collect();
+    let pos: Vec<usize> = template
+        .iter()
+        .map(|&(r, c)| pattern.position(r, c))
+        .collect();
     let mut solver = NewtonSolver::new(SparseLu::new(pattern)?);
     let (mut ev, mut ev1) = (sys.new_point_eval(), sys.new_point_eval());
     let mut qt = vec![0.0; nq];
@@ -161,7 +164,11 @@ pub fn solve<S: ConstrainedSystem + ?Sized>(
     let report_every = (n_steps / 200).max(1);
     for k in 0..n_steps {
         let t0 = t_start + k as f64 * step;
-        let t1 = if k + 1 == n_steps { t_end } else { t_start + (k + 1) as f64 * step };
+        let t1 = if k + 1 == n_steps {
+            t_end
+        } else {
+            t_start + (k + 1) as f64 * step
+        };
         let h = t1 - t0;
         let v = velocity(sys, &ps);
         for i in 0..nq {
@@ -170,8 +177,28 @@ pub fn solve<S: ConstrainedSystem + ?Sized>(
         }
         x[2 * nq..].copy_from_slice(&lam);
         let rep = {
-            let mut st = Step { sys, theta: scheme.theta, h, t0, q0: &qs, p0: &ps, ev: &mut ev, ev1: &mut ev1, qt: &mut qt, pos: &pos };
-            solver.solve(&mut st, &mut x, newton, NewtonContext { block: k, t_start: t0, t_end: t1 })?
+            let mut st = Step {
+                sys,
+                theta: scheme.theta,
+                h,
+                t0,
+                q0: &qs,
+                p0: &ps,
+                ev: &mut ev,
+                ev1: &mut ev1,
+                qt: &mut qt,
+                pos: &pos,
+            };
+            solver.solve(
+                &mut st,
+                &mut x,
+                newton,
+                NewtonContext {
+                    block: k,
+                    t_start: t0,
+                    t_end: t1,
+                },
+            )?
         };
         total.iterations += rep.iterations;
         total.assembly_seconds += rep.assembly_seconds;
@@ -193,6 +220,10 @@ pub fn solve<S: ConstrainedSystem + ?Sized>(
             progress((k + 1) as f64 / n_steps as f64);
         }
     }
-    traj.blocks.push(BlockReport { t_start, t_end, newton: total });
+    traj.blocks.push(BlockReport {
+        t_start,
+        t_end,
+        newton: total,
+    });
     Ok(traj)
 }
