@@ -118,10 +118,27 @@ fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(f) => {
-            eprintln!("error: {:#}", f.error);
+            eprintln!("error: {}", describe(&f.error));
             ExitCode::from(f.code)
         }
     }
+}
+
+/// The error and its causes, skipping causes whose text the message already contains (the
+/// library's errors include their source in their own message).
+fn describe(error: &anyhow::Error) -> String {
+    let mut text = String::new();
+    for cause in error.chain() {
+        let msg = cause.to_string();
+        if text.contains(&msg) {
+            continue;
+        }
+        if !text.is_empty() {
+            text.push_str(": ");
+        }
+        text.push_str(&msg);
+    }
+    text
 }
 
 /// `out/<stem of the scenario file>`.
@@ -153,7 +170,7 @@ fn check(paths: &[PathBuf]) -> Result<(), Failure> {
                 );
             }
             Err(f) => {
-                eprintln!("error: {:#}", f.error);
+                eprintln!("error: {}", describe(&f.error));
                 first_code.get_or_insert(f.code);
                 n_bad += 1;
             }

@@ -2,6 +2,7 @@
 //! plots look the same on machines without system fonts).
 
 use anyhow::Context;
+use plotters::element::DashedPathElement;
 use plotters::prelude::*;
 use std::path::Path;
 use std::sync::OnceLock;
@@ -12,8 +13,6 @@ use stmech::solve::Trajectory;
 const SIZE: (u32, u32) = (900, 600);
 /// Points per curve at most; denser curves are decimated (a 900 px plot shows no more).
 const MAX_POINTS: usize = 2000;
-/// Floor for log10 of the constraint violation: the initial value is exactly zero.
-const LOG_FLOOR: f64 = 1e-16;
 
 /// One curve.
 struct Series {
@@ -121,8 +120,10 @@ pub fn write_all(
             "constraint.png",
             "Constraint violation at the nodes",
             "log10 max |Φ| [-]",
-            vec![diag_series("log10 max |Φ| (floor 1e-16)", &|d| {
-                d.constraint_violation.max(LOG_FLOOR).log10()
+            // log10(0) = −∞ is dropped by the finiteness filter: nodes that satisfy the
+            // constraint exactly (the initial one) simply have no point.
+            vec![diag_series("log10 max |Φ| (exact zeros omitted)", &|d| {
+                d.constraint_violation.log10()
             })],
         ),
     ];
@@ -157,6 +158,32 @@ fn padded_range(values: impl Iterator<Item = f64>) -> (f64, f64) {
     (lo - 0.05 * span, hi + 0.05 * span)
 }
 
+/// Axis tick text with as many decimals as the axis span needs (about 10 ticks), without
+/// the `-0.0` that round-off in tick positions would otherwise print.
+fn tick_label(v: f64, span: f64) -> String {
+    let step = (span / 10.0).abs();
+    let magnitude = v.abs().max(step);
+    if step > 0.0 && (magnitude >= 1e5 || step < 1e-4) {
+        // Scientific notation with enough digits to tell neighbouring ticks apart.
+        let digits = ((magnitude / step).log10().floor().max(0.0) as usize).min(15);
+        return format!("{v:.digits$e}");
+    }
+    let decimals = if step > 0.0 {
+        (-step.log10().floor()).max(0.0) as usize
+    } else {
+        1
+    };
+    let s = format!("{v:.decimals$}");
+    if s.trim_start_matches('-')
+        .chars()
+        .all(|c| c == '0' || c == '.')
+    {
+        s.trim_start_matches('-').to_owned()
+    } else {
+        s
+    }
+}
+
 fn line_chart(path: &Path, title: &str, y_label: &str, series: &[Series]) -> anyhow::Result<()> {
     let (x0, x1) = padded_range(series.iter().flat_map(|s| s.points.iter().map(|p| p.0)));
     let (y0, y1) = padded_range(series.iter().flat_map(|s| s.points.iter().map(|p| p.1)));
@@ -175,20 +202,37 @@ fn line_chart(path: &Path, title: &str, y_label: &str, series: &[Series]) -> any
         .label_style(("sans-serif", 15))
         .axis_desc_style(("sans-serif", 17))
         .light_line_style(WHITE.mix(0.0))
+        .x_label_formatter(&|v| tick_label(*v, x1 - x0))
+        .y_label_formatter(&|v| tick_label(*v, y1 - y0))
         .draw()?;
+    let n = series.len();
     for (i, s) in series.iter().enumerate() {
-        let color = Palette99::pick(i).to_rgba();
-        let points = s
+        let style = Palette99::pick(i).to_rgba().stroke_width(2);
+        let points: Vec<(f64, f64)> = s
             .points
             .iter()
             .copied()
-            .filter(|(x, y)| x.is_finite() && y.is_finite());
-        chart
-            .draw_series(LineSeries::new(points, color.stroke_width(2)))?
-            .label(s.label.as_str())
-            .legend(move |(x, y)| {
-                PathElement::new(vec![(x, y), (x + 24, y)], color.stroke_width(2))
-            });
+            .filter(|(x, y)| x.is_finite() && y.is_finite())
+            .collect();
+        // Few curves often coincide (x = y = z in the demo; kinetic = total energy without
+        // potential). Later ones are dashed with growing gaps, so covered curves show through.
+        let dashes = (n <= 4 && i > 0).then(|| (12 - 4 * (i as i32 - 1), 4 + 6 * (i as i32 - 1)));
+        match dashes {
+            Some((dash, gap)) => {
+                chart
+                    .draw_series(DashedLineSeries::new(points, dash, gap, style))?
+                    .label(s.label.as_str())
+                    .legend(move |(x, y)| {
+                        DashedPathElement::new(vec![(x, y), (x + 24, y)], dash, gap, style)
+                    });
+            }
+            None => {
+                chart
+                    .draw_series(LineSeries::new(points, style))?
+                    .label(s.label.as_str())
+                    .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 24, y)], style));
+            }
+        }
     }
     chart
         .configure_series_labels()
@@ -212,6 +256,17 @@ mod tests {
         let s = sample(10_001);
         assert!(s.len() <= MAX_POINTS + 1);
         assert_eq!((s[0], *s.last().unwrap()), (0, 10_000));
+    }
+
+    #[test]
+    fn tick_labels() {
+        assert_eq!(tick_label(-1e-17, 2.0), "0.0");
+        assert_eq!(tick_label(0.5, 2.0), "0.5");
+        assert_eq!(tick_label(20.0, 22.0), "20");
+        assert_eq!(tick_label(114.25, 2.0), "114.2");
+        assert_eq!(tick_label(1.5e6, 1e6), "1.5e6");
+        // neighbouring ticks of a very flat curve stay distinguishable
+        assert_ne!(tick_label(114.2963, 1e-6), tick_label(114.2963001, 1e-6));
     }
 
     #[test]

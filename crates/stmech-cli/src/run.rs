@@ -22,8 +22,11 @@ pub struct RunOptions {
 }
 
 fn scenario_failure(e: ScenarioError) -> Failure {
-    let code = match e {
-        ScenarioError::Read { .. } => Failure::IO,
+    let code = match &e {
+        // A file that is not UTF-8 text was read fine: its content is the problem.
+        ScenarioError::Read { source, .. } if source.kind() != std::io::ErrorKind::InvalidData => {
+            Failure::IO
+        }
         _ => Failure::INPUT,
     };
     Failure::new(code, e)
@@ -80,13 +83,15 @@ pub fn run(scenario: &Scenario, opts: &RunOptions) -> Result<(), Failure> {
         Err(e) => {
             let summary = output::summary_failed(scenario, &e, solve_seconds);
             let error = match dir.fail(&summary) {
-                Ok(failed) => anyhow::Error::new(e).context(format!(
-                    "run failed; details in {}",
-                    failed.join("summary.json").display()
-                )),
-                Err(write_err) => anyhow::Error::new(e).context(format!(
-                    "run failed, and so did saving its summary: {write_err}"
-                )),
+                Ok(failed) => {
+                    anyhow::anyhow!(
+                        "{e}\nNewton history and details: {}",
+                        failed.join("summary.json").display()
+                    )
+                }
+                Err(write_err) => {
+                    anyhow::anyhow!("{e}\n(saving the failure summary failed too: {write_err})")
+                }
             };
             return Err(Failure::new(Failure::SOLVER, error));
         }

@@ -4,7 +4,7 @@
 //!
 //! 1. `toml` + serde turn the text into raw structs. Syntax errors, unknown fields and wrong
 //!    types stop here (with line and column from the `toml` crate).
-//! 2. [`validate`] checks every value and collects *all* problems into one
+//! 2. Validation checks every value and collects *all* problems into one
 //!    [`ScenarioError::Invalid`], each naming the field path (`bodies[0].box.density`) with
 //!    what is wrong and how to fix it.
 //!
@@ -33,6 +33,9 @@ pub const MAX_ELEMENTS_PER_BLOCK: i64 = 1_000_000;
 /// Largest number of time nodes (or steps) of a whole run: every node is stored and
 /// written to `trajectory.csv`, so this bounds memory and disk use.
 pub const MAX_NODES: f64 = 1.0e7;
+/// Largest Newton iteration limit accepted: Newton converges quadratically or not at all,
+/// and a huge limit only makes a diverging run spin for a long time.
+pub const MAX_NEWTON_ITERATIONS: i64 = 1000;
 /// Tolerance for orthonormal directors and for rigid initial director velocities.
 pub const RIGIDITY_TOLERANCE: f64 = 1e-9;
 
@@ -566,13 +569,15 @@ fn validate_newton(n: Option<&RawNewton>, issues: &mut Issues) -> NewtonParams {
         params.tolerance = tol;
     }
     if let Some(it) = n.max_iterations {
-        if it < 1 {
+        if !(1..=MAX_NEWTON_ITERATIONS).contains(&it) {
             issues.push(
                 "newton.max_iterations",
-                format!("must be at least 1 (got {it}); the default is 25"),
+                format!(
+                    "must be between 1 and {MAX_NEWTON_ITERATIONS} (got {it}); the default is 25"
+                ),
             );
         } else {
-            params.max_iterations = usize::try_from(it).unwrap_or(usize::MAX);
+            params.max_iterations = it as usize;
         }
     }
     params
@@ -1091,6 +1096,8 @@ time_function = { kind = "window", start = 0.5, end = 1.5 }
             has(&p, "newton.tolerance") && has(&p, "newton.max_iterations"),
             "{p:#?}"
         );
+        let p = problems(&format!("{BASE}\n[newton]\nmax_iterations = 1000000\n"));
+        assert!(has(&p, "newton.max_iterations"), "{p:#?}");
     }
 
     #[test]

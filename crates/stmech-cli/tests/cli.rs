@@ -1,0 +1,323 @@
+//! End-to-end tests of the `stmech` binary, each in its own temporary directory.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn examples_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples")
+}
+
+/// The demo scenario with few elements, so that a run takes milliseconds.
+fn small_scenario() -> String {
+    let text =
+        std::fs::read_to_string(examples_dir().join("rigid_body/02_rectangular_torque.toml"))
+            .unwrap();
+    assert!(
+        text.contains("elements_per_block = 1000"),
+        "example changed: update the tests"
+    );
+    text.replace("elements_per_block = 1000", "elements_per_block = 40")
+}
+
+fn stmech(cwd: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_stmech"))
+        .args(args)
+        .current_dir(cwd)
+        .output()
+        .expect("the stmech binary runs")
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// Writes `text` to `<dir>/<name>` and runs `stmech check` on it.
+fn check_text(dir: &Path, name: &str, text: &str) -> Output {
+    std::fs::write(dir.join(name), text).unwrap();
+    stmech(dir, &["check", name])
+}
+
+/// Asserts exit code 2 and that stderr mentions every needle.
+fn assert_invalid(out: &Output, needles: &[&str]) {
+    let err = stderr(out);
+    assert_eq!(out.status.code(), Some(2), "stderr: {err}");
+    for n in needles {
+        assert!(err.contains(n), "{n:?} missing in stderr:\n{err}");
+    }
+}
+
+#[test]
+fn toml_syntax_error_reports_line_and_column() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = small_scenario().replace("end = 4.0", "end = = 4.0");
+    assert_invalid(
+        &check_text(dir.path(), "s.toml", &text),
+        &["line", "column", "s.toml"],
+    );
+}
+
+#[test]
+fn unknown_field_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = small_scenario().replace("density = 1.5", "densty = 1.5");
+    assert_invalid(
+        &check_text(dir.path(), "s.toml", &text),
+        &["densty", "line"],
+    );
+}
+
+#[test]
+fn negative_density_names_the_field() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = small_scenario().replace("density = 1.5", "density = -1.5");
+    assert_invalid(
+        &check_text(dir.path(), "s.toml", &text),
+        &["bodies[0].box.density", "positive"],
+    );
+}
+
+#[test]
+fn zero_elements_per_block_names_the_field() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = small_scenario().replace("elements_per_block = 40", "elements_per_block = 0");
+    assert_invalid(
+        &check_text(dir.path(), "s.toml", &text),
+        &["method.elements_per_block"],
+    );
+}
+
+#[test]
+fn end_before_start_names_time_end() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = small_scenario().replace("start = 0.0 # s", "start = 5.0 # s");
+    assert_invalid(&check_text(dir.path(), "s.toml", &text), &["time.end"]);
+}
+
+#[test]
+fn load_on_missing_body_is_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = small_scenario().replace("body = \"box\"", "body = \"cube\"");
+    assert_invalid(
+        &check_text(dir.path(), "s.toml", &text),
+        &["loads[0].body", "cube"],
+    );
+}
+
+#[test]
+fn inconsistent_director_velocities_suggest_angular_velocity() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = small_scenario().replace(
+        "velocity = [5.0, 5.0, 5.0]",
+        "velocity = [5.0, 5.0, 5.0]\ndirector_velocities = [[0, 1, 0], [0, 0, 0], [0, 0, 0]]",
+    );
+    assert_invalid(
+        &check_text(dir.path(), "s.toml", &text),
+        &["bodies[0].director_velocities", "angular_velocity"],
+    );
+}
+
+#[test]
+fn all_problems_are_reported_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = small_scenario()
+        .replace("end = 4.0", "end = -1.0")
+        .replace("density = 1.5", "density = -1.5")
+        .replace("elements_per_block = 40", "elements_per_block = 0")
+        .replace("body = \"box\"", "body = \"cube\"")
+        .replace("max_iterations = 25", "max_iterations = 0");
+    assert_invalid(
+        &check_text(dir.path(), "s.toml", &text),
+        &[
+            "5 problems",
+            "time.end",
+            "bodies[0].box.density",
+            "method.elements_per_block",
+            "loads[0].body",
+            "newton.max_iterations",
+        ],
+    );
+}
+
+#[test]
+fn missing_scenario_file_is_an_io_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = stmech(dir.path(), &["check", "nope.toml"]);
+    assert_eq!(out.status.code(), Some(4), "{}", stderr(&out));
+    assert!(stderr(&out).contains("nope.toml"));
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    let dir = tempfile::tempdir().unwrap();
+    assert_eq!(stmech(dir.path(), &["frobnicate"]).status.code(), Some(2));
+    assert_eq!(stmech(dir.path(), &["run"]).status.code(), Some(2));
+    assert_eq!(stmech(dir.path(), &["--help"]).status.code(), Some(0));
+}
+
+#[test]
+fn every_example_passes_check() {
+    let mut files = Vec::new();
+    let mut stack = vec![examples_dir()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).unwrap() {
+            let p = entry.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|e| e == "toml") {
+                files.push(p);
+            }
+        }
+    }
+    assert!(
+        files.len() >= 4,
+        "examples not found in {}",
+        examples_dir().display()
+    );
+    let args: Vec<&str> = std::iter::once("check")
+        .chain(files.iter().map(|p| p.to_str().unwrap()))
+        .collect();
+    let out = stmech(&examples_dir(), &args);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .filter(|l| l.starts_with("ok: "))
+            .count(),
+        files.len()
+    );
+}
+
+fn no_staging_leftovers(dir: &Path) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let name = entry.unwrap().file_name().into_string().unwrap();
+        assert!(
+            !name.contains(".tmp-") && !name.contains(".old-"),
+            "leftover {name} in {}",
+            dir.display()
+        );
+    }
+}
+
+#[test]
+fn successful_run_writes_all_outputs() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("small.toml"), small_scenario()).unwrap();
+    // default output directory: out/<file stem>
+    let out = stmech(dir.path(), &["run", "small.toml"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("Newton iterations") && stdout.contains("out/small"),
+        "{stdout}"
+    );
+    let res = dir.path().join("out/small");
+
+    let csv = std::fs::read_to_string(res.join("trajectory.csv")).unwrap();
+    let mut lines = csv.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    for col in [
+        "t [s]",
+        "box.x [m]",
+        "box.d3z [-]",
+        "box.px [kg m/s]",
+        "total_energy [J]",
+        "Lz [kg m^2/s]",
+    ] {
+        assert!(header.contains(&col), "{col} missing in {header:?}");
+    }
+    assert_eq!(header.last(), Some(&"constraint_violation [-]"));
+    let rows: Vec<Vec<f64>> = lines
+        .map(|l| l.split(',').map(|x| x.parse().unwrap()).collect())
+        .collect();
+    assert_eq!(rows.len(), 41);
+    let last = rows.last().unwrap();
+    assert_eq!(last.len(), header.len());
+    assert_eq!(last[0], 4.0);
+    let x = header.iter().position(|c| *c == "box.x [m]").unwrap();
+    assert!((last[x] - 20.0).abs() < 1e-9, "x(4) = {}", last[x]);
+
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(res.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["status"], "ok");
+    assert!(summary["newton"]["total_iterations"].as_u64().unwrap() >= 1);
+    assert!((summary["bodies"][0]["final_position"][1].as_f64().unwrap() - 20.0).abs() < 1e-9);
+    assert_eq!(
+        summary["scenario"]["input"]["method"]["elements_per_block"],
+        40
+    );
+
+    for png in [
+        "positions.png",
+        "directors.png",
+        "energy.png",
+        "angular_momentum.png",
+        "constraint.png",
+    ] {
+        let bytes = std::fs::read(res.join(png)).unwrap();
+        assert!(
+            bytes.starts_with(b"\x89PNG") && bytes.len() > 5000,
+            "{png} is not a plausible PNG"
+        );
+    }
+    no_staging_leftovers(&dir.path().join("out"));
+
+    // an existing output directory is kept without --force ...
+    let again = stmech(dir.path(), &["run", "small.toml"]);
+    assert_eq!(again.status.code(), Some(2));
+    assert!(stderr(&again).contains("--force"), "{}", stderr(&again));
+    assert!(res.join("positions.png").exists());
+    // ... and replaced with it (here by a run without plots)
+    let forced = stmech(dir.path(), &["run", "small.toml", "--force", "--no-plots"]);
+    assert_eq!(forced.status.code(), Some(0), "{}", stderr(&forced));
+    assert!(res.join("trajectory.csv").exists() && !res.join("positions.png").exists());
+    no_staging_leftovers(&dir.path().join("out"));
+}
+
+#[test]
+fn existing_output_directory_is_refused_before_solving() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("s.toml"), small_scenario()).unwrap();
+    std::fs::create_dir(dir.path().join("mine")).unwrap();
+    std::fs::write(dir.path().join("mine/keep.txt"), "data").unwrap();
+    let out = stmech(dir.path(), &["run", "s.toml", "--out", "mine"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("already exists"));
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("mine/keep.txt")).unwrap(),
+        "data"
+    );
+    no_staging_leftovers(dir.path());
+}
+
+#[test]
+fn failed_run_exits_3_and_leaves_only_a_failed_summary() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = small_scenario().replace("max_iterations = 25", "max_iterations = 1");
+    std::fs::write(dir.path().join("s.toml"), text).unwrap();
+    let out = stmech(dir.path(), &["run", "s.toml", "--out", "res"]);
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    assert!(stderr(&out).contains("Newton"), "{}", stderr(&out));
+    assert!(!dir.path().join("res").exists());
+    let summary: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.path().join("res.failed/summary.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(summary["status"], "failed");
+    assert!(summary["error"].as_str().unwrap().contains("Newton"));
+    assert_eq!(
+        summary["failure"]["residual_history"]
+            .as_array()
+            .unwrap()
+            .len(),
+        2
+    );
+    no_staging_leftovers(dir.path());
+}
+
+#[test]
+fn non_utf8_scenario_is_invalid_input() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("s.toml"), b"\xff\xfe[time]").unwrap();
+    let out = stmech(dir.path(), &["check", "s.toml"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+}
