@@ -13,10 +13,10 @@ fn small_scenario() -> String {
         std::fs::read_to_string(examples_dir().join("rigid_body/02_rectangular_torque.toml"))
             .unwrap();
     assert!(
-        text.contains("elements_per_block = 1000"),
+        text.contains("elements_per_block = 50"),
         "example changed: update the tests"
     );
-    text.replace("elements_per_block = 1000", "elements_per_block = 40")
+    text.replace("elements_per_block = 50", "elements_per_block = 4")
 }
 
 fn stmech(cwd: &Path, args: &[&str]) -> Output {
@@ -79,7 +79,7 @@ fn negative_density_names_the_field() {
 #[test]
 fn zero_elements_per_block_names_the_field() {
     let dir = tempfile::tempdir().unwrap();
-    let text = small_scenario().replace("elements_per_block = 40", "elements_per_block = 0");
+    let text = small_scenario().replace("elements_per_block = 4", "elements_per_block = 0");
     assert_invalid(
         &check_text(dir.path(), "s.toml", &text),
         &["method.elements_per_block"],
@@ -122,7 +122,7 @@ fn all_problems_are_reported_at_once() {
     let text = small_scenario()
         .replace("end = 4.0", "end = -1.0")
         .replace("density = 1.5", "density = -1.5")
-        .replace("elements_per_block = 40", "elements_per_block = 0")
+        .replace("elements_per_block = 4", "elements_per_block = 0")
         .replace("body = \"box\"", "body = \"cube\"")
         .replace("max_iterations = 25", "max_iterations = 0");
     assert_invalid(
@@ -229,7 +229,8 @@ fn successful_run_writes_all_outputs() {
     let rows: Vec<Vec<f64>> = lines
         .map(|l| l.split(',').map(|x| x.parse().unwrap()).collect())
         .collect();
-    assert_eq!(rows.len(), 41);
+    // 20 blocks × 4 quadratic elements: 160 node intervals
+    assert_eq!(rows.len(), 161);
     let last = rows.last().unwrap();
     assert_eq!(last.len(), header.len());
     assert_eq!(last[0], 4.0);
@@ -243,7 +244,7 @@ fn successful_run_writes_all_outputs() {
     assert!((summary["bodies"][0]["final_position"][1].as_f64().unwrap() - 20.0).abs() < 1e-9);
     assert_eq!(
         summary["scenario"]["input"]["method"]["elements_per_block"],
-        40
+        4
     );
 
     for png in [
