@@ -93,15 +93,7 @@ impl<'s, S: ConstrainedSystem + ?Sized> SpaceTimeBlock<'s, S> {
         // node 0 is fully prescribed (q₀, p₀, λ₀)
         let unknown =
             |node: usize, c: usize| -> Option<usize> { (node > 0).then(|| (node - 1) * nd + c) };
-        // The local template: (row dof, col dof) for one node pair, in the order the values are
-        // accumulated in `assemble`.
-        let mut template: Vec<(usize, usize)> = Vec::with_capacity(nt);
-        template.extend((0..nq).map(|i| (nq + i, i))); // R_p / q : d I
-        template.extend(minv.iter().map(|&(i, j, _)| (nq + i, nq + j))); // R_p / p : −c 𝕄⁻¹
-        template.extend((0..nq).map(|i| (i, nq + i))); // R_q / p : d I
-        template.extend(sys.k_pattern().iter().map(|&(i, j)| (i, j))); // R_q / q : c K
-        template.extend(sys.g_pattern().iter().map(|&(e, j)| (j, 2 * nq + e))); // R_q / λ : c Gᵀ
-        template.extend(sys.g_pattern().iter().map(|&(e, j)| (2 * nq + e, j))); // R_λ / q : c G
+        let template = crate::discretize::pattern::node_pair_template(sys);
         debug_assert_eq!(template.len(), nt);
 
         let template_ref = &template;

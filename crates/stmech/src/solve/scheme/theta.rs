@@ -129,14 +129,8 @@ pub fn solve<S: ConstrainedSystem + ?Sized>(
     let (nq, nl) = (sys.n_q(), sys.n_lambda());
     let n = 2 * nq + nl;
     let n_steps = ((t_end - t_start) / step - 1e-9).ceil().max(1.0) as usize;
-    // template, same order as `Step::assemble` writes the Jacobian
-    let mut template = Vec::new();
-    template.extend((0..nq).map(|i| (nq + i, i)));
-    template.extend(sys.inverse_mass().iter().map(|&(i, j, _)| (nq + i, nq + j)));
-    template.extend((0..nq).map(|i| (i, nq + i)));
-    template.extend(sys.k_pattern().iter().copied());
-    template.extend(sys.g_pattern().iter().map(|&(e, j)| (j, 2 * nq + e)));
-    template.extend(sys.g_pattern().iter().map(|&(e, j)| (2 * nq + e, j)));
+    // same entry order as `Step::assemble` writes the Jacobian
+    let template = crate::discretize::pattern::node_pair_template(sys);
     let pattern = CscPattern::from_entries(n, || template.iter().copied());
     let pos: Vec<usize> = template
         .iter()
