@@ -76,14 +76,18 @@ impl Trajectory {
 
     /// `q_h` at the reference coordinate `tau ∈ [0, 1]` of element `el`.
     pub fn q_in_element(&self, el: usize, tau: f64, out: &mut [f64]) {
-        let basis = LagrangeBasis::new(self.order);
         let np = self.order + 1;
         let (mut n, mut dn) = (vec![0.0; np], vec![0.0; np]);
-        basis.eval_into(tau, &mut n, &mut dn);
+        LagrangeBasis::new(self.order).eval_into(tau, &mut n, &mut dn);
+        self.q_with_weights(el, &n, out);
+    }
+
+    /// `q_h = Σ_A n[A] q_A` over the nodes of element `el`, for shape values `n` evaluated once.
+    fn q_with_weights(&self, el: usize, n: &[f64], out: &mut [f64]) {
         out.fill(0.0);
-        for a in 0..np {
+        for (a, &na) in n.iter().enumerate() {
             for (o, x) in out.iter_mut().zip(self.q_at(el * self.order + a)) {
-                *o += n[a] * x;
+                *o += na * x;
             }
         }
     }
@@ -109,8 +113,12 @@ impl Trajectory {
         }
         let mut between: f64 = 0.0;
         let mut q = vec![0.0; self.n_q];
+        // midpoint of the first node interval of each element; shape values are the same for all
+        let np = self.order + 1;
+        let (mut n, mut dn) = (vec![0.0; np], vec![0.0; np]);
+        LagrangeBasis::new(self.order).eval_into(0.5 / self.order as f64, &mut n, &mut dn);
         for el in 0..self.n_elements() {
-            self.q_in_element(el, 0.5 / self.order as f64, &mut q);
+            self.q_with_weights(el, &n, &mut q);
             sys.eval(self.times[el * self.order], &q, &lam, &mut ev, false);
             between = ev.phi.iter().fold(between, |m, x| m.max(x.abs()));
         }

@@ -52,8 +52,14 @@ pub fn simulate<S: ConstrainedSystem + ?Sized>(
 /// `𝕄⁻¹ p`.
 pub(crate) fn velocity<S: ConstrainedSystem + ?Sized>(sys: &S, p: &[f64]) -> Vec<f64> {
     let mut v = vec![0.0; sys.n_q()];
+    velocity_into(sys, p, &mut v);
+    v
+}
+
+/// `v = 𝕄⁻¹ p` into a caller-owned buffer (no allocation in step loops).
+pub(crate) fn velocity_into<S: ConstrainedSystem + ?Sized>(sys: &S, p: &[f64], v: &mut [f64]) {
+    v.fill(0.0);
     for &(i, j, m) in sys.inverse_mass() {
         v[i] += m * p[j];
     }
-    v
 }

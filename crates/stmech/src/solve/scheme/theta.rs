@@ -11,7 +11,7 @@
 //! `Φ`, so the midpoint rule conserves energy and angular momentum of free bodies.
 //! The iteration matrix of this index-3 formulation has condition number `O(h⁻³)` [P, §4.1].
 
-use super::velocity;
+use super::velocity_into;
 use crate::discretize::pattern::CscPattern;
 use crate::error::SolveError;
 use crate::model::{ConstrainedSystem, PointEval};
@@ -155,6 +155,7 @@ pub fn solve<S: ConstrainedSystem + ?Sized>(
     let mut x = vec![0.0; n];
     let (mut qs, mut ps) = (q0.to_vec(), p0.to_vec());
     let mut lam = vec![0.0; nl];
+    let mut v = vec![0.0; nq];
     let report_every = (n_steps / 200).max(1);
     for k in 0..n_steps {
         let t0 = t_start + k as f64 * step;
@@ -164,7 +165,7 @@ pub fn solve<S: ConstrainedSystem + ?Sized>(
             t_start + (k + 1) as f64 * step
         };
         let h = t1 - t0;
-        let v = velocity(sys, &ps);
+        velocity_into(sys, &ps, &mut v);
         for i in 0..nq {
             x[i] = qs[i] + h * v[i];
             x[nq + i] = ps[i];
