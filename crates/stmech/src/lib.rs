@@ -8,10 +8,13 @@
 //! # References
 //! * `[P]` C. Hesch, S. Glas, S. Schuß et al., *A space-time Galerkin approach to rigid body
 //!   dynamics* (the rigid-body space-time paper; equation numbers refer to it).
+//! * `[I]` *Inverse dynamics of geometrically exact beams* (space-time finite elements and the
+//!   method of characteristics for the planar beam).
 #![warn(missing_docs)]
 #![allow(clippy::needless_range_loop)]
 
 pub mod basis;
+pub mod beam;
 pub mod discretize;
 pub mod error;
 pub mod io;
