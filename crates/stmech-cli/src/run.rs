@@ -168,9 +168,9 @@ fn print_summary(
         if traj.blocks.len() == 1 { "" } else { "s" }
     );
     println!(
-        "max |Φ|: {} at nodes, {} between nodes; total energy drift {} J",
-        f(&["constraint_violation", "max_at_nodes"]),
-        f(&["constraint_violation", "max_between_nodes"]),
+        "max |Φ|: {} at element boundaries, {} inside elements; total energy drift {} J",
+        f(&["constraint_violation", "max_at_element_boundaries"]),
+        f(&["constraint_violation", "max_inside_elements"]),
         f(&["drift", "total_energy"])
     );
     println!(

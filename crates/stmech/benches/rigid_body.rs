@@ -1,10 +1,13 @@
 //! Benchmarks of the space-time rigid-body core on the rectangular-load example of [P, §4.1]
 //! (box 2 × 1 × 1, ρ₀ = 1.5, torque (1, 1, 1) N·m on [0.5, 1.5] s, T = [0, 4] s).
 //!
-//! * `p1_1000_elements/{1,20}_blocks`: the paper's 1000 linear elements (12.5 s reported there),
-//!   in one block and in 20 blocks of 50.
-//! * `p1_elements_per_50_block/{1000,10000}`: cost growth at fixed block size (must be linear).
-//! * `midpoint_1000_steps`: the time-stepping baseline at the same number of steps.
+//! * `p1_1000_elements/blocks/{1,20,1000}`: the paper's 1000 linear elements (12.5 s reported
+//!   there) in the default Petrov–Galerkin form, as one block, 20 blocks of 50 and 1000 blocks of
+//!   one element (same discrete solution, `docs/theory.md` §3a); `bubnov_blocks/20` is the
+//!   paper's form of Eq. (23) for comparison.
+//! * `p1_one_element_blocks/{1000,10000,100000}`: cost growth with the number of elements
+//!   (must be linear).
+//! * `midpoint/1000_steps`: the time-stepping baseline at the same number of steps.
 //!
 //! Run with `cargo bench -p stmech`. Report times as ratios within one run (shared machine).
 
@@ -12,7 +15,7 @@ use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use std::hint::black_box;
 use stmech::model::{Load, LoadKind, MassProperties, MultibodySystem, RigidBody, TimeFunction};
 use stmech::solve::NewtonParams;
-use stmech::solve::scheme::{Method, SpaceTimeParams, ThetaScheme, simulate};
+use stmech::solve::scheme::{Formulation, Method, SpaceTimeParams, ThetaScheme, simulate};
 
 fn system() -> MultibodySystem {
     let d = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]];
@@ -52,11 +55,16 @@ fn solve(sys: &MultibodySystem, method: &Method) -> f64 {
 }
 
 fn st(elements_per_block: usize, blocks: usize) -> Method {
+    st_form(elements_per_block, blocks, Formulation::PetrovGalerkin)
+}
+
+fn st_form(elements_per_block: usize, blocks: usize, formulation: Formulation) -> Method {
     Method::SpaceTime(SpaceTimeParams {
         order: 1,
         elements_per_block,
         blocks,
         quadrature_points: None,
+        formulation,
     })
 }
 
@@ -64,18 +72,22 @@ fn benches(c: &mut Criterion) {
     let sys = system();
     let mut g = c.benchmark_group("p1_1000_elements");
     g.sample_size(10);
-    for blocks in [1usize, 20] {
+    for blocks in [1usize, 20, 1000] {
         g.bench_with_input(BenchmarkId::new("blocks", blocks), &blocks, |b, &blocks| {
             let m = st(1000 / blocks, blocks);
             b.iter(|| black_box(solve(&sys, &m)))
         });
     }
+    g.bench_function(BenchmarkId::new("bubnov_blocks", 20), |b| {
+        let m = st_form(50, 20, Formulation::Bubnov);
+        b.iter(|| black_box(solve(&sys, &m)))
+    });
     g.finish();
-    let mut g = c.benchmark_group("p1_elements_per_50_block");
+    let mut g = c.benchmark_group("p1_one_element_blocks");
     g.sample_size(10);
-    for n in [1000usize, 10000] {
+    for n in [1000usize, 10000, 100000] {
         g.bench_with_input(BenchmarkId::from_parameter(n), &n, |b, &n| {
-            let m = st(50, n / 50);
+            let m = st(1, n);
             b.iter(|| black_box(solve(&sys, &m)))
         });
     }

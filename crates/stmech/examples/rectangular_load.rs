@@ -41,6 +41,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         elements_per_block: elements / blocks,
         blocks,
         quadrature_points: None,
+        formulation: Default::default(),
     });
     let t = std::time::Instant::now();
     let traj = simulate(
@@ -60,7 +61,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "wall time {wall:.4} s, Newton iterations {}",
         traj.total_newton_iterations()
     );
-    for b in &traj.blocks {
+    let sum = |f: &dyn Fn(&stmech::solve::NewtonReport) -> f64| -> f64 {
+        traj.blocks.iter().map(|b| f(&b.newton)).sum()
+    };
+    println!(
+        "total: assembly {:.4} s, factorisation {:.4} s, solve {:.4} s",
+        sum(&|n| n.assembly_seconds),
+        sum(&|n| n.factorization_seconds),
+        sum(&|n| n.solve_seconds)
+    );
+    for b in traj.blocks.iter().take(20) {
         println!(
             "  block [{:.2}, {:.2}]: {} it, residuals {:?}, asm {:.4} s, fac {:.4} s, sol {:.4} s",
             b.t_start,

@@ -19,6 +19,23 @@ impl LagrangeBasis {
         Self { order, nodes }
     }
 
+    /// Lagrange basis on arbitrary distinct nodes in `[0, 1]` (order `nodes.len() − 1`; a single
+    /// node gives the constant function 1). Used for the discontinuous test and multiplier
+    /// spaces of the Petrov–Galerkin scheme.
+    ///
+    /// # Panics
+    /// If `nodes` is empty.
+    pub fn with_nodes(nodes: Vec<f64>) -> Self {
+        assert!(
+            !nodes.is_empty(),
+            "a Lagrange basis needs at least one node"
+        );
+        Self {
+            order: nodes.len() - 1,
+            nodes,
+        }
+    }
+
     /// Polynomial order `p`.
     pub fn order(&self) -> usize {
         self.order

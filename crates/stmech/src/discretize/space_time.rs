@@ -166,6 +166,11 @@ impl<'s, S: ConstrainedSystem + ?Sized> SpaceTimeBlock<'s, S> {
         self.n_el * self.basis.order() + 1
     }
 
+    /// Lagrange order `p`.
+    pub fn order(&self) -> usize {
+        self.basis.order()
+    }
+
     /// Values per node `2 n_q + n_λ`.
     pub fn node_dofs(&self) -> usize {
         self.nd
@@ -193,21 +198,9 @@ impl<'s, S: ConstrainedSystem + ?Sized> SpaceTimeBlock<'s, S> {
         x.copy_from_slice(&nodal[self.nd..]);
     }
 
-    /// Quadrature sub-intervals of element `[ta, tb]`, split at load breakpoints, as
-    /// `(τ_start, τ_end)` in reference coordinates.
+    /// Quadrature sub-intervals of element `[ta, tb]`, split at load breakpoints.
     fn sub_intervals(&self, ta: f64, tb: f64, out: &mut Vec<(f64, f64)>) {
-        out.clear();
-        let mut prev = 0.0;
-        for &t in &self.breakpoints {
-            if t > ta && t < tb {
-                let tau = (t - ta) / (tb - ta);
-                if tau - prev > 1e-12 && 1.0 - tau > 1e-12 {
-                    out.push((prev, tau));
-                    prev = tau;
-                }
-            }
-        }
-        out.push((prev, 1.0));
+        split_at_breakpoints(&self.breakpoints, ta, tb, out);
     }
 
     /// Assembles the residual `r` (length = unknowns) at the nodal state `nodal` on the block
@@ -345,6 +338,24 @@ impl<'s, S: ConstrainedSystem + ?Sized> SpaceTimeBlock<'s, S> {
             .map(|c| c.iter().map(|x| x * x).sum::<f64>().sqrt())
             .sum::<f64>()
     }
+}
+
+/// Quadrature sub-intervals of the element `[ta, tb]`, split at the load `breakpoints` (sorted)
+/// so that piecewise-smooth loads are integrated exactly, as `(τ_start, τ_end)` in reference
+/// coordinates. Breakpoints closer than `1e-12` (relative) to an existing split are ignored.
+pub fn split_at_breakpoints(breakpoints: &[f64], ta: f64, tb: f64, out: &mut Vec<(f64, f64)>) {
+    out.clear();
+    let mut prev = 0.0;
+    for &t in breakpoints {
+        if t > ta && t < tb {
+            let tau = (t - ta) / (tb - ta);
+            if tau - prev > 1e-12 && 1.0 - tau > 1e-12 {
+                out.push((prev, tau));
+                prev = tau;
+            }
+        }
+    }
+    out.push((prev, 1.0));
 }
 
 /// Consistent multiplier at a state `(q, p)` from `Φ̈ = 0`:

@@ -229,7 +229,7 @@ pub fn summary_ok(
                 spread(diagnostics, |d| d.angular_momentum[2]),
             ],
         },
-        "constraint_violation": { "max_at_nodes": at_nodes, "max_between_nodes": between_nodes },
+        "constraint_violation": { "max_at_element_boundaries": at_nodes, "max_inside_elements": between_nodes },
     })
 }
 

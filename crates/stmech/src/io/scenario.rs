@@ -18,7 +18,7 @@ use crate::error::InputError;
 use crate::math::{Vec3, cross, dot, norm};
 use crate::model::{Load, LoadKind, MassProperties, MultibodySystem, RigidBody, TimeFunction};
 use crate::solve::NewtonParams;
-use crate::solve::scheme::{Method, SpaceTimeParams, ThetaScheme};
+use crate::solve::scheme::{Formulation, Method, SpaceTimeParams, ThetaScheme};
 use serde::Deserialize;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -168,7 +168,11 @@ impl Scenario {
 pub fn describe_method(method: &Method, t_start: f64, t_end: f64) -> String {
     match method {
         Method::SpaceTime(p) => format!(
-            "space-time Galerkin, order {}, {} blocks × {} elements, h = {:.3e} s",
+            "space-time {}, order {}, {} blocks × {} elements, h = {:.3e} s",
+            match p.formulation {
+                Formulation::PetrovGalerkin => "Petrov-Galerkin",
+                Formulation::Bubnov => "Bubnov-Galerkin",
+            },
             p.order,
             p.blocks,
             p.elements_per_block,
@@ -221,6 +225,7 @@ struct RawMethod {
     elements_per_block: Option<i64>,
     blocks: Option<i64>,
     quadrature_points: Option<i64>,
+    formulation: Option<Formulation>,
     step: Option<f64>,
 }
 
@@ -485,6 +490,7 @@ fn validate_method(m: &RawMethod, duration: Option<f64>, issues: &mut Issues) ->
                 elements_per_block: epb as usize,
                 blocks: blocks as usize,
                 quadrature_points: m.quadrature_points.map(|q| q as usize),
+                formulation: m.formulation.unwrap_or_default(),
             }))
         }
         MethodKind::ImplicitEuler | MethodKind::Midpoint => {
@@ -498,6 +504,7 @@ fn validate_method(m: &RawMethod, duration: Option<f64>, issues: &mut Issues) ->
                 (m.elements_per_block.is_some(), "elements_per_block"),
                 (m.blocks.is_some(), "blocks"),
                 (m.quadrature_points.is_some(), "quadrature_points"),
+                (m.formulation.is_some(), "formulation"),
             ] {
                 if given {
                     issues.push(

@@ -23,6 +23,9 @@ pub struct PointEval {
     pub g: Vec<f64>,
     /// Values of `K = ∂(Gᵀλ − f)/∂q` in [`ConstrainedSystem::k_pattern`] order.
     pub k: Vec<f64>,
+    /// Values of `∂(G(q) v)/∂q` in [`ConstrainedSystem::g_pattern`] order, filled by
+    /// [`ConstrainedSystem::eval_velocity_jacobian`].
+    pub gv: Vec<f64>,
     scratch: Vec<f64>,
 }
 
@@ -34,6 +37,7 @@ impl PointEval {
             phi: vec![0.0; n_lambda],
             g: vec![0.0; n_g],
             k: vec![0.0; n_k],
+            gv: vec![0.0; n_g],
             scratch: vec![0.0; scratch],
         }
     }
@@ -55,6 +59,9 @@ pub trait ConstrainedSystem: Sync {
     fn new_point_eval(&self) -> PointEval;
     /// Fills `out` at `(t, q, λ)`; `K` only when `tangent` is true.
     fn eval(&self, t: f64, q: &[f64], lambda: &[f64], out: &mut PointEval, tangent: bool);
+    /// Fills `out.gv` with `∂(G(q) v)/∂q` at `(q, v)` (the tangent of the velocity-level
+    /// constraint `G(q) q̇ = 0`).
+    fn eval_velocity_jacobian(&self, q: &[f64], v: &[f64], out: &mut PointEval);
     /// Times at which applied loads are discontinuous (for exact quadrature).
     fn breakpoints(&self) -> Vec<f64>;
     /// Potential energy of the conservative loads (J).
@@ -295,6 +302,7 @@ impl ConstrainedSystem for MultibodySystem {
             phi: vec![0.0; self.n_lambda],
             g: vec![0.0; self.g_pattern.len()],
             k: vec![0.0; self.k_pattern.len()],
+            gv: vec![0.0; self.g_pattern.len()],
             // q_loc | G_loc | H_loc (also reused as the 12×12 load tangent)
             scratch: vec![0.0; m + m * self.n_lambda.max(6) + m * m.max(12)],
         }
@@ -354,6 +362,33 @@ impl ConstrainedSystem for MultibodySystem {
             }
             for (e, &pos) in gmap.iter().enumerate() {
                 out.g[pos] += g[e];
+            }
+        }
+    }
+
+    fn eval_velocity_jacobian(&self, q: &[f64], v: &[f64], out: &mut PointEval) {
+        out.gv.fill(0.0);
+        let m = self.max_local;
+        // q_loc | v_loc | local ∂(Gv)/∂q (fits in the G_loc part of the scratch)
+        let (q_loc, rest) = out.scratch.split_at_mut(m);
+        let (gv_loc, _) = rest.split_at_mut(m * self.n_lambda.max(6));
+        let mut v_loc = [0.0; 64];
+        for (c, (gmap, _)) in self.constraints.iter().zip(&self.constraint_maps) {
+            let idx = c.indices();
+            let n = idx.len();
+            assert!(
+                n <= v_loc.len(),
+                "constraint with more than 64 local coordinates"
+            );
+            for (a, &i) in idx.iter().enumerate() {
+                q_loc[a] = q[i];
+                v_loc[a] = v[i];
+            }
+            let gv = &mut gv_loc[..c.n_eq() * n];
+            gv.fill(0.0);
+            c.velocity_jacobian(&q_loc[..n], &v_loc[..n], gv);
+            for (e, &pos) in gmap.iter().enumerate() {
+                out.gv[pos] += gv[e];
             }
         }
     }

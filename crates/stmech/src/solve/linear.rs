@@ -117,9 +117,172 @@ impl SparseLu {
     }
 }
 
+/// Dense LU with partial pivoting (faer) for small systems given in a sparse pattern: one time
+/// element of a rigid body has 30 unknowns, where the sparse machinery costs more than the
+/// arithmetic. Buffers are allocated once; factorisations and solves do not allocate.
+pub struct DenseLu {
+    pattern: CscPattern,
+    lu: faer::Mat<f64>,
+    perm: Vec<usize>,
+    perm_inv: Vec<usize>,
+    buf: MemBuffer,
+    factorized: bool,
+}
+
+impl std::fmt::Debug for DenseLu {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DenseLu")
+            .field("n", &self.pattern.n)
+            .finish()
+    }
+}
+
+impl DenseLu {
+    /// Buffers for matrices with `pattern`.
+    pub fn new(pattern: CscPattern) -> Self {
+        use faer::linalg::lu::partial_pivoting::{factor, solve};
+        let n = pattern.n;
+        let req = factor::lu_in_place_scratch::<usize, f64>(n, n, Par::Seq, Default::default())
+            .or(solve::solve_in_place_scratch::<usize, f64>(n, 1, Par::Seq));
+        Self {
+            lu: faer::Mat::zeros(n, n),
+            perm: vec![0; n],
+            perm_inv: vec![0; n],
+            buf: MemBuffer::new(req),
+            pattern,
+            factorized: false,
+        }
+    }
+
+    /// Numeric factorisation of the matrix with `values` in pattern order.
+    pub fn factorize(&mut self, values: &[f64]) -> Result<(), SolveError> {
+        use faer::linalg::lu::partial_pivoting::factor;
+        let n = self.pattern.n;
+        self.factorized = false;
+        self.lu.fill(0.0);
+        for c in 0..n {
+            for k in self.pattern.col_ptr[c]..self.pattern.col_ptr[c + 1] {
+                self.lu[(self.pattern.row_idx[k], c)] = values[k];
+            }
+        }
+        factor::lu_in_place(
+            self.lu.as_mut(),
+            &mut self.perm,
+            &mut self.perm_inv,
+            Par::Seq,
+            MemStack::new(&mut self.buf),
+            Default::default(),
+        );
+        // partial pivoting does not fail; a zero (or non-finite) pivot means a singular matrix
+        if (0..n).any(|i| {
+            let d = self.lu[(i, i)];
+            d == 0.0 || !d.is_finite()
+        }) {
+            return Err(SolveError::Factorization(
+                "zero pivot in the dense LU; the Jacobian is singular".into(),
+            ));
+        }
+        self.factorized = true;
+        Ok(())
+    }
+
+    /// Solves `A x = rhs` in place with the last factorisation.
+    ///
+    /// # Panics
+    /// If [`factorize`](Self::factorize) has not succeeded before (programmer error).
+    pub fn solve_in_place(&mut self, rhs: &mut [f64]) {
+        use faer::linalg::lu::partial_pivoting::solve;
+        assert!(self.factorized, "solve before factorize");
+        let n = self.pattern.n;
+        let perm = faer::perm::PermRef::new_checked(&self.perm, &self.perm_inv, n);
+        let lu = self.lu.as_ref();
+        solve::solve_in_place(
+            lu,
+            lu,
+            perm,
+            faer::MatMut::from_column_major_slice_mut(rhs, n, 1),
+            Par::Seq,
+            MemStack::new(&mut self.buf),
+        );
+    }
+}
+
+/// Systems up to this size are factorised densely (measured: a 30-unknown element system
+/// costs about 3× less than with the sparse supernodal LU).
+pub const DENSE_LIMIT: usize = 200;
+
+/// The linear solver of a Newton iteration: dense for small systems, sparse otherwise.
+#[derive(Debug)]
+pub enum LinearSolver {
+    /// Dense partial-pivoting LU.
+    Dense(DenseLu),
+    /// Sparse LU with reused symbolic analysis.
+    Sparse(Box<SparseLu>),
+}
+
+impl LinearSolver {
+    /// Dense below [`DENSE_LIMIT`] unknowns, sparse above.
+    pub fn for_pattern(pattern: CscPattern) -> Result<Self, SolveError> {
+        Ok(if pattern.n <= DENSE_LIMIT {
+            Self::Dense(DenseLu::new(pattern))
+        } else {
+            Self::Sparse(Box::new(SparseLu::new(pattern)?))
+        })
+    }
+
+    /// The pattern.
+    pub fn pattern(&self) -> &CscPattern {
+        match self {
+            Self::Dense(d) => &d.pattern,
+            Self::Sparse(s) => s.pattern(),
+        }
+    }
+
+    /// Numeric factorisation.
+    pub fn factorize(&mut self, values: &[f64]) -> Result<(), SolveError> {
+        match self {
+            Self::Dense(d) => d.factorize(values),
+            Self::Sparse(s) => s.factorize(values),
+        }
+    }
+
+    /// Solve in place with the last factorisation.
+    pub fn solve_in_place(&mut self, rhs: &mut [f64]) {
+        match self {
+            Self::Dense(d) => d.solve_in_place(rhs),
+            Self::Sparse(s) => s.solve_in_place(rhs),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Dense and sparse LU agree on a random-ish non-symmetric system with a zero diagonal.
+    #[test]
+    fn dense_and_sparse_agree() {
+        let n = 7;
+        let entries: Vec<(usize, usize)> = (0..n)
+            .flat_map(|c| (0..n).map(move |r| (r, c)))
+            .filter(|&(r, c)| (r + 2 * c) % 3 != 0 || r == (c + 1) % n)
+            .collect();
+        let pat = CscPattern::from_entries(n, || entries.iter().copied());
+        let vals: Vec<f64> = (0..pat.nnz())
+            .map(|k| ((k * 37 % 11) as f64) - 4.5)
+            .collect();
+        let mut d = DenseLu::new(pat.clone());
+        let mut s = SparseLu::new(pat).unwrap();
+        d.factorize(&vals).unwrap();
+        s.factorize(&vals).unwrap();
+        let b: Vec<f64> = (0..n).map(|i| i as f64 - 2.0).collect();
+        let (mut xd, mut xs) = (b.clone(), b.clone());
+        d.solve_in_place(&mut xd);
+        s.solve_in_place(&mut xs);
+        for (a, b) in xd.iter().zip(&xs) {
+            assert!((a - b).abs() < 1e-10 * (1.0 + b.abs()), "{xd:?} vs {xs:?}");
+        }
+    }
 
     #[test]
     fn solves_a_saddle_point_system_with_zero_diagonal() {

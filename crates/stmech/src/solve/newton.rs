@@ -2,7 +2,7 @@
 //! `K Δx = −R`, `x ← x + Δx`, until the stop criterion `Σ_A ‖R_A‖ < ε` holds.
 
 use crate::error::SolveError;
-use crate::solve::linear::SparseLu;
+use crate::solve::linear::LinearSolver;
 use std::time::Instant;
 
 /// Tolerances and limits of the Newton iteration.
@@ -61,14 +61,14 @@ pub struct NewtonContext {
 /// Reusable buffers and the linear solver of a Newton iteration.
 #[derive(Debug)]
 pub struct NewtonSolver {
-    lu: SparseLu,
+    lu: LinearSolver,
     values: Vec<f64>,
     r: Vec<f64>,
 }
 
 impl NewtonSolver {
     /// Buffers for the given linear solver.
-    pub fn new(lu: SparseLu) -> Self {
+    pub fn new(lu: LinearSolver) -> Self {
         let nnz = lu.pattern().nnz();
         let n = lu.pattern().n;
         Self {

@@ -27,4 +27,9 @@ pub trait Constraint: Send + Sync + std::fmt::Debug {
         g: &mut [f64],
         h: Option<&mut [f64]>,
     );
+    /// Adds `∂(G(q) v)/∂q_loc` to `out` (row-major `n_eq × n_loc`, the layout of `G`): row `e`
+    /// is `vᵀ ∂²Φ_e/∂q²`. This is the tangent of the velocity-level constraint `G(q) q̇` of the
+    /// Petrov–Galerkin scheme. For the quadratic constraints of this crate it is `G` with the
+    /// configuration replaced by the velocity in the quadratic terms.
+    fn velocity_jacobian(&self, q_loc: &[f64], v_loc: &[f64], out: &mut [f64]);
 }

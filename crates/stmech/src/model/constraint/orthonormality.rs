@@ -69,6 +69,16 @@ impl Constraint for Orthonormality {
             }
         }
     }
+
+    fn velocity_jacobian(&self, _q: &[f64], v: &[f64], out: &mut [f64]) {
+        // G_e v = ½ (d_j·v_i + d_i·v_j): the derivative has G's form with d replaced by v.
+        for (e, &(i, j)) in PAIRS.iter().enumerate() {
+            for k in 0..3 {
+                out[e * 9 + 3 * i + k] += 0.5 * v[3 * j + k];
+                out[e * 9 + 3 * j + k] += 0.5 * v[3 * i + k];
+            }
+        }
+    }
 }
 
 #[cfg(test)]
@@ -92,6 +102,17 @@ mod tests {
             c.eval(&qm, &lam, &mut pm, &mut gm, None);
             for e in 0..6 {
                 assert!(((pp[e] - pm[e]) / (2.0 * eps) - g[e * 9 + col]).abs() < 1e-9);
+            }
+            // ∂(G v)/∂q
+            let v = [0.4, -0.3, 0.2, 1.0, 0.5, -0.6, 0.7, 0.1, -0.9];
+            let mut gv = [0.0; 54];
+            c.velocity_jacobian(&q, &v, &mut gv);
+            for e in 0..6 {
+                let fd: f64 = (0..9)
+                    .map(|j| v[j] * (gp[e * 9 + j] - gm[e * 9 + j]))
+                    .sum::<f64>()
+                    / (2.0 * eps);
+                assert!((fd - gv[e * 9 + col]).abs() < 1e-9);
             }
             // H = ∂(Gᵀλ)/∂q
             for row in 0..9 {

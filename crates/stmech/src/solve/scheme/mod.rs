@@ -4,7 +4,7 @@
 pub mod space_time;
 pub mod theta;
 
-pub use space_time::SpaceTimeParams;
+pub use space_time::{Formulation, SpaceTimeParams};
 pub use theta::ThetaScheme;
 
 use crate::error::SolveError;

@@ -1,27 +1,45 @@
 //! Block-wise space-time Galerkin solve [P, §4.2]: each block is solved at once by Newton
 //! (Eq. 25) with sparse LU; its end values `q, p` are the next block's initial conditions.
-//! Pattern and symbolic factorisation are built once and reused for all blocks.
+//! Pattern and symbolic factorisation are built once and reused for all blocks. Both weak
+//! forms ([`Formulation`]) share this block loop through the private `BlockForm` trait.
 
 use super::velocity;
-use crate::discretize::SpaceTimeBlock;
+use crate::discretize::pattern::CscPattern;
+use crate::discretize::petrov_galerkin::default_quadrature_points as pg_quadrature_points;
 use crate::discretize::space_time::{consistent_multiplier, default_quadrature_points};
+use crate::discretize::{PetrovGalerkinBlock, SpaceTimeBlock};
 use crate::error::SolveError;
 use crate::model::ConstrainedSystem;
-use crate::solve::linear::SparseLu;
+use crate::solve::linear::LinearSolver;
 use crate::solve::newton::{NewtonContext, NewtonSolver, NewtonSystem};
 use crate::solve::{BlockReport, NewtonParams, Trajectory};
+
+/// Which weak form in time.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Formulation {
+    /// Continuous Petrov–Galerkin, cG(p) (see [`crate::discretize::petrov_galerkin`]):
+    /// energy-conserving, constraints exact at the nodes. The default.
+    #[default]
+    PetrovGalerkin,
+    /// The paper's Bubnov–Galerkin form [P, Eq. (23)] (see [`crate::discretize::space_time`]).
+    Bubnov,
+}
 
 /// Parameters of the space-time method.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct SpaceTimeParams {
-    /// Lagrange order `p ≥ 1` of all fields in time.
+    /// Lagrange order `p ≥ 1` of the trial functions in time.
     pub order: usize,
     /// Time elements per block.
     pub elements_per_block: usize,
     /// Number of blocks.
     pub blocks: usize,
-    /// Gauss points per element (default: exact for the `3p`-degree constraint terms).
+    /// Gauss points per element (default depends on the formulation: `p` for Petrov–Galerkin,
+    /// `⌈(3p+2)/2⌉` for Bubnov).
     pub quadrature_points: Option<usize>,
+    /// Weak form in time.
+    pub formulation: Formulation,
 }
 
 impl SpaceTimeParams {
@@ -29,26 +47,237 @@ impl SpaceTimeParams {
     pub fn element_size(&self, t_start: f64, t_end: f64) -> f64 {
         (t_end - t_start) / (self.blocks * self.elements_per_block) as f64
     }
+
+    /// Gauss points per element actually used.
+    pub fn quadrature(&self) -> usize {
+        self.quadrature_points.unwrap_or(match self.formulation {
+            Formulation::PetrovGalerkin => pg_quadrature_points(self.order),
+            Formulation::Bubnov => default_quadrature_points(self.order),
+        })
+    }
 }
 
-struct BlockProblem<'a, 's, S: ConstrainedSystem + ?Sized> {
-    blk: &'a mut SpaceTimeBlock<'s, S>,
+/// One time block of either weak form, as the block loop sees it.
+trait BlockForm {
+    fn pattern(&self) -> &CscPattern;
+    fn n_nodes(&self) -> usize;
+    /// Initial guess `x` for the block starting at `t0` from `(q0, p0)`: uniform motion with the
+    /// initial velocity, constant momenta, multipliers from `Φ̈ = 0`.
+    fn start(&mut self, t0: f64, q0: &[f64], p0: &[f64], x: &mut [f64]) -> Result<(), SolveError>;
+    fn assemble(
+        &mut self,
+        t0: f64,
+        q0: &[f64],
+        p0: &[f64],
+        x: &[f64],
+        r: &mut [f64],
+        v: Option<&mut [f64]>,
+    );
+    fn residual_norm(&self, r: &[f64]) -> f64;
+    /// Appends nodes `first..n_nodes` of the solved block (times, q, p, λ) to `traj`.
+    fn append(
+        &mut self,
+        t0: f64,
+        q0: &[f64],
+        p0: &[f64],
+        x: &[f64],
+        first: usize,
+        traj: &mut Trajectory,
+    );
+}
+
+fn block_start_multiplier<S: ConstrainedSystem + ?Sized>(
+    sys: &S,
     t0: f64,
-    q0: &'a [f64],
-    p0: &'a [f64],
-    l0: &'a [f64],
-    nodal: &'a mut [f64],
+    q0: &[f64],
+    p0: &[f64],
+) -> Result<Vec<f64>, SolveError> {
+    consistent_multiplier(sys, t0, q0, p0).ok_or(SolveError::Factorization(
+        "G M⁻¹ Gᵀ is singular at the block start: the constraints are redundant".into(),
+    ))
 }
 
-impl<S: ConstrainedSystem + ?Sized> NewtonSystem for BlockProblem<'_, '_, S> {
-    fn assemble(&mut self, x: &[f64], r: &mut [f64], jacobian: Option<&mut [f64]>) {
+struct Bubnov<'s, S: ConstrainedSystem + ?Sized> {
+    blk: SpaceTimeBlock<'s, S>,
+    sys: &'s S,
+    lam0: Vec<f64>,
+    nodal: Vec<f64>,
+    h: f64,
+}
+
+impl<S: ConstrainedSystem + ?Sized> BlockForm for Bubnov<'_, S> {
+    fn pattern(&self) -> &CscPattern {
+        self.blk.pattern()
+    }
+
+    fn n_nodes(&self) -> usize {
+        self.blk.n_nodes()
+    }
+
+    fn start(&mut self, t0: f64, q0: &[f64], p0: &[f64], x: &mut [f64]) -> Result<(), SolveError> {
+        // λ₀ from the acceleration-level constraint at the block start (prescribed, like q₀, p₀).
+        self.lam0 = block_start_multiplier(self.sys, t0, q0, p0)?;
+        let nq = q0.len();
+        let nd = self.blk.node_dofs();
+        let v0 = velocity(self.sys, p0);
+        let dt_node = self.h / self.blk.order() as f64;
+        for a in 0..self.blk.n_nodes() {
+            let node = &mut self.nodal[a * nd..(a + 1) * nd];
+            let s = a as f64 * dt_node;
+            for i in 0..nq {
+                node[i] = q0[i] + s * v0[i];
+                node[nq + i] = p0[i];
+            }
+            node[2 * nq..].copy_from_slice(&self.lam0);
+        }
+        self.blk.unknowns_from_nodal(&self.nodal, x);
+        Ok(())
+    }
+
+    fn assemble(
+        &mut self,
+        t0: f64,
+        q0: &[f64],
+        p0: &[f64],
+        x: &[f64],
+        r: &mut [f64],
+        v: Option<&mut [f64]>,
+    ) {
         self.blk
-            .nodal_from_unknowns(self.q0, self.p0, self.l0, x, self.nodal);
-        self.blk.assemble(self.t0, self.nodal, r, jacobian);
+            .nodal_from_unknowns(q0, p0, &self.lam0, x, &mut self.nodal);
+        self.blk.assemble(t0, &self.nodal, r, v);
     }
 
     fn residual_norm(&self, r: &[f64]) -> f64 {
         self.blk.residual_norm(r)
+    }
+
+    fn append(
+        &mut self,
+        t0: f64,
+        q0: &[f64],
+        p0: &[f64],
+        x: &[f64],
+        first: usize,
+        traj: &mut Trajectory,
+    ) {
+        self.blk
+            .nodal_from_unknowns(q0, p0, &self.lam0, x, &mut self.nodal);
+        let (nq, nd) = (q0.len(), self.blk.node_dofs());
+        let dt_node = self.h / self.blk.order() as f64;
+        for a in first..self.blk.n_nodes() {
+            let node = &self.nodal[a * nd..(a + 1) * nd];
+            traj.times.push(t0 + a as f64 * dt_node);
+            traj.q.extend_from_slice(&node[..nq]);
+            traj.p.extend_from_slice(&node[nq..2 * nq]);
+            traj.lambda.extend_from_slice(&node[2 * nq..]);
+        }
+    }
+}
+
+struct Petrov<'s, S: ConstrainedSystem + ?Sized> {
+    blk: PetrovGalerkinBlock<'s, S>,
+    sys: &'s S,
+    order: usize,
+    h: f64,
+    lam: Vec<f64>,
+}
+
+impl<S: ConstrainedSystem + ?Sized> BlockForm for Petrov<'_, S> {
+    fn pattern(&self) -> &CscPattern {
+        self.blk.pattern()
+    }
+
+    fn n_nodes(&self) -> usize {
+        self.blk.n_nodes()
+    }
+
+    fn start(&mut self, t0: f64, q0: &[f64], p0: &[f64], x: &mut [f64]) -> Result<(), SolveError> {
+        // The multipliers are unknowns of every element (no λ₀ is prescribed). Initial guess:
+        // the previous block's final multiplier, or Φ̈ = 0 at the first block (redundant
+        // constraints are not an error here: the guess is then zero).
+        if self.lam.is_empty() {
+            self.lam = consistent_multiplier(self.sys, t0, q0, p0)
+                .unwrap_or_else(|| vec![0.0; self.sys.n_lambda()]);
+        }
+        self.blk.set_multipliers(x, &self.lam);
+        let v0 = velocity(self.sys, p0);
+        let dt_node = self.h / self.order as f64;
+        let mut q = q0.to_vec();
+        for a in 1..self.blk.n_nodes() {
+            let s = a as f64 * dt_node;
+            for (qi, (q0i, vi)) in q.iter_mut().zip(q0.iter().zip(&v0)) {
+                *qi = q0i + s * vi;
+            }
+            self.blk.set_node(x, a, &q, p0);
+        }
+        Ok(())
+    }
+
+    fn assemble(
+        &mut self,
+        t0: f64,
+        q0: &[f64],
+        p0: &[f64],
+        x: &[f64],
+        r: &mut [f64],
+        v: Option<&mut [f64]>,
+    ) {
+        self.blk.assemble(t0, q0, p0, x, r, v);
+    }
+
+    fn residual_norm(&self, r: &[f64]) -> f64 {
+        self.blk.residual_norm(r)
+    }
+
+    fn append(
+        &mut self,
+        t0: f64,
+        q0: &[f64],
+        p0: &[f64],
+        x: &[f64],
+        first: usize,
+        traj: &mut Trajectory,
+    ) {
+        let dt_node = self.h / self.order as f64;
+        let p = self.order;
+        // after the loop `self.lam` holds λ_h at the block end: the next block's initial guess
+        self.lam.resize(self.sys.n_lambda(), 0.0);
+        for a in first..self.blk.n_nodes() {
+            let (q, pm) = self.blk.node(q0, p0, x, a);
+            traj.times.push(t0 + a as f64 * dt_node);
+            traj.q.extend_from_slice(q);
+            traj.p.extend_from_slice(pm);
+            // λ_h is discontinuous: report the value of the element ending at the node (the
+            // first element's start value at node 0).
+            let (e, tau) = if a == 0 {
+                (0, 0.0)
+            } else {
+                ((a - 1) / p, ((a - 1) % p + 1) as f64 / p as f64)
+            };
+            let mut lam = std::mem::take(&mut self.lam);
+            self.blk.multiplier(x, e, tau, &mut lam);
+            traj.lambda.extend_from_slice(&lam);
+            self.lam = lam;
+        }
+    }
+}
+
+struct BlockProblem<'a, B: BlockForm> {
+    form: &'a mut B,
+    t0: f64,
+    q0: &'a [f64],
+    p0: &'a [f64],
+}
+
+impl<B: BlockForm> NewtonSystem for BlockProblem<'_, B> {
+    fn assemble(&mut self, x: &[f64], r: &mut [f64], jacobian: Option<&mut [f64]>) {
+        self.form
+            .assemble(self.t0, self.q0, self.p0, x, r, jacobian);
+    }
+
+    fn residual_norm(&self, r: &[f64]) -> f64 {
+        self.form.residual_norm(r)
     }
 }
 
@@ -64,57 +293,84 @@ pub fn solve<S: ConstrainedSystem + ?Sized>(
     newton: &NewtonParams,
     progress: &mut dyn FnMut(f64),
 ) -> Result<Trajectory, SolveError> {
-    let (nq, nl) = (sys.n_q(), sys.n_lambda());
     let p = params.order;
     let n_el = params.elements_per_block;
     let h = params.element_size(t_start, t_end);
-    let nquad = params
-        .quadrature_points
-        .unwrap_or_else(|| default_quadrature_points(p));
-    let mut blk = SpaceTimeBlock::new(sys, p, n_el, h, nquad);
-    let nd = blk.node_dofs();
-    let n_nodes = blk.n_nodes();
-    let mut solver = NewtonSolver::new(SparseLu::new(blk.pattern().clone())?);
-    let mut nodal = vec![0.0; n_nodes * nd];
-    let mut x = vec![0.0; blk.size().unknowns];
-    let (mut qs, mut ps) = (q0.to_vec(), p0.to_vec());
+    let nquad = params.quadrature();
+    let name = match params.formulation {
+        Formulation::PetrovGalerkin => "Petrov-Galerkin",
+        Formulation::Bubnov => "Bubnov-Galerkin",
+    };
+    let method = format!(
+        "space-time {name}, order {p}, {} blocks × {n_el} elements, h = {h:.3e} s",
+        params.blocks
+    );
+    match params.formulation {
+        Formulation::PetrovGalerkin => {
+            let mut form = Petrov {
+                blk: PetrovGalerkinBlock::new(sys, p, n_el, h, nquad),
+                sys,
+                order: p,
+                h,
+                lam: Vec::new(),
+            };
+            run_blocks(
+                sys, &mut form, q0, p0, t_start, t_end, params, newton, method, progress,
+            )
+        }
+        Formulation::Bubnov => {
+            let blk = SpaceTimeBlock::new(sys, p, n_el, h, nquad);
+            let nodal = vec![0.0; blk.n_nodes() * blk.node_dofs()];
+            let mut form = Bubnov {
+                blk,
+                sys,
+                lam0: Vec::new(),
+                nodal,
+                h,
+            };
+            run_blocks(
+                sys, &mut form, q0, p0, t_start, t_end, params, newton, method, progress,
+            )
+        }
+    }
+}
 
+#[allow(clippy::too_many_arguments)]
+fn run_blocks<S: ConstrainedSystem + ?Sized, B: BlockForm>(
+    sys: &S,
+    form: &mut B,
+    q0: &[f64],
+    p0: &[f64],
+    t_start: f64,
+    t_end: f64,
+    params: &SpaceTimeParams,
+    newton: &NewtonParams,
+    method: String,
+    progress: &mut dyn FnMut(f64),
+) -> Result<Trajectory, SolveError> {
+    let (nq, nl) = (sys.n_q(), sys.n_lambda());
+    let n_el = params.elements_per_block;
+    let h = params.element_size(t_start, t_end);
+    let n_nodes = form.n_nodes();
+    let mut solver = NewtonSolver::new(LinearSolver::for_pattern(form.pattern().clone())?);
+    let mut x = vec![0.0; form.pattern().n];
+    let (mut qs, mut ps) = (q0.to_vec(), p0.to_vec());
     let total_nodes = params.blocks * (n_nodes - 1) + 1;
     let mut traj = Trajectory {
         n_q: nq,
         n_lambda: nl,
-        order: p,
+        order: params.order,
         times: Vec::with_capacity(total_nodes),
         q: Vec::with_capacity(total_nodes * nq),
         p: Vec::with_capacity(total_nodes * nq),
         lambda: Vec::with_capacity(total_nodes * nl),
         blocks: Vec::with_capacity(params.blocks),
-        method: format!(
-            "space-time Galerkin, order {p}, {} blocks × {n_el} elements, h = {h:.3e} s",
-            params.blocks
-        ),
+        method,
     };
     for b in 0..params.blocks {
         let t0 = t_start + (b * n_el) as f64 * h;
-        // λ₀ from the acceleration-level constraint at the block start (prescribed, like q₀, p₀).
-        let lam = consistent_multiplier(sys, t0, &qs, &ps).ok_or(SolveError::Factorization(
-            "G M⁻¹ Gᵀ is singular at the block start: the constraints are redundant".into(),
-        ))?;
-        // Initial guess: uniform motion with the block's initial velocity, constant momenta and
-        // multipliers.
-        let v0 = velocity(sys, &ps);
-        let dt_node = h / p as f64;
-        for a in 0..n_nodes {
-            let node = &mut nodal[a * nd..(a + 1) * nd];
-            let s = a as f64 * dt_node;
-            for i in 0..nq {
-                node[i] = qs[i] + s * v0[i];
-                node[nq + i] = ps[i];
-            }
-            node[2 * nq..].copy_from_slice(&lam);
-        }
-        blk.unknowns_from_nodal(&nodal, &mut x);
         let t1 = t0 + n_el as f64 * h;
+        form.start(t0, &qs, &ps, &mut x)?;
         let cx = NewtonContext {
             block: b,
             t_start: t0,
@@ -122,27 +378,18 @@ pub fn solve<S: ConstrainedSystem + ?Sized>(
         };
         let report = {
             let mut prob = BlockProblem {
-                blk: &mut blk,
+                form: &mut *form,
                 t0,
                 q0: &qs,
                 p0: &ps,
-                l0: &lam,
-                nodal: &mut nodal,
             };
             solver.solve(&mut prob, &mut x, newton, cx)?
         };
-        blk.nodal_from_unknowns(&qs, &ps, &lam, &x, &mut nodal);
         let first = if b == 0 { 0 } else { 1 };
-        for a in first..n_nodes {
-            let node = &nodal[a * nd..(a + 1) * nd];
-            traj.times.push(t0 + a as f64 * dt_node);
-            traj.q.extend_from_slice(&node[..nq]);
-            traj.p.extend_from_slice(&node[nq..2 * nq]);
-            traj.lambda.extend_from_slice(&node[2 * nq..]);
-        }
-        let last = &nodal[(n_nodes - 1) * nd..];
-        qs.copy_from_slice(&last[..nq]);
-        ps.copy_from_slice(&last[nq..2 * nq]);
+        form.append(t0, &qs, &ps, &x, first, &mut traj);
+        let k = traj.len() - 1;
+        qs.copy_from_slice(traj.q_at(k));
+        ps.copy_from_slice(traj.p_at(k));
         traj.blocks.push(BlockReport {
             t_start: t0,
             t_end: t1,

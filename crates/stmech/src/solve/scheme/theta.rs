@@ -15,7 +15,7 @@ use super::velocity_into;
 use crate::discretize::pattern::CscPattern;
 use crate::error::SolveError;
 use crate::model::{ConstrainedSystem, PointEval};
-use crate::solve::linear::SparseLu;
+use crate::solve::linear::LinearSolver;
 use crate::solve::newton::{NewtonContext, NewtonReport, NewtonSolver, NewtonSystem};
 use crate::solve::{BlockReport, NewtonParams, Trajectory};
 
@@ -136,7 +136,7 @@ pub fn solve<S: ConstrainedSystem + ?Sized>(
         .iter()
         .map(|&(r, c)| pattern.position(r, c))
         .collect();
-    let mut solver = NewtonSolver::new(SparseLu::new(pattern)?);
+    let mut solver = NewtonSolver::new(LinearSolver::for_pattern(pattern)?);
     let (mut ev, mut ev1) = (sys.new_point_eval(), sys.new_point_eval());
     let mut qt = vec![0.0; nq];
     let mut traj = Trajectory {

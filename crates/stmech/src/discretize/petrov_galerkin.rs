@@ -1,0 +1,478 @@
+//! Continuous Petrov–Galerkin discretisation in time, cG(p), of one time block: the default
+//! space-time formulation of stmech (see `docs/theory.md`, "Petrov–Galerkin in time").
+//!
+//! Trial functions: `q_h`, `p_h` continuous, Lagrange of order `p` (as in [P, Eq. (17)]).
+//! Test functions and multipliers: discontinuous polynomials of degree `p − 1` on each element,
+//! `ψ_k`, `k = 0..p−1` (Lagrange on the `p` Gauss points of the element), `λ_h = Σ ψ_m λ_m`.
+//! On every element the residuals are
+//!
+//! ```text
+//! R_p^k = ∫ ψ_k (q̇_h − 𝕄⁻¹ p_h) dt
+//! R_q^k = ∫ ψ_k (ṗ_h + G(q_h)ᵀ λ_h − f(q_h, t)) dt
+//! R_λ^k = ∫ ψ_k G(q_h) q̇_h dt                     (velocity-level constraint)
+//! ```
+//!
+//! Why not the paper's Bubnov form (same test and trial spaces, [P, Eq. (23)])? Measured in
+//! `docs/verification.md`: it converges with order `p + 1` only for odd `p` (order 2 for
+//! `p = 2`, where the paper reports 3), and it does not conserve energy. The form above is the
+//! time finite element method of Betsch & Steinmann (2000, 2002), for which
+//!
+//! * testing `R_q` with `q̇_h` and `R_p` with `ṗ_h` (both of degree `p − 1`, so in the test
+//!   space) and `R_λ` with `λ_h` gives `H(t_{n+1}) − H(t_n) = ∫ q̇_h·f dt`: the energy of a
+//!   conservative system is conserved exactly (to the Newton tolerance) whenever the
+//!   quadrature integrates `ṗ_h·𝕄⁻¹p_h` exactly (`n ≥ p` Gauss points);
+//! * for quadratic constraints (all constraints of this crate), `G(q_h) q̇_h = d/dt Φ(q_h)` is a
+//!   polynomial of degree `2p − 1`, so `R_λ^k = 0` for all `k` gives `Φ(q_{n+1}) = Φ(q_n)`: the
+//!   constraints hold exactly at every node, and no initial multiplier is needed;
+//! * with `p` Gauss points the scheme is Gauss collocation of the index-2 system; it then also
+//!   conserves angular momentum exactly for torque-free systems (see `docs/theory.md`).
+//!
+//! Each element couples only to the last node of its predecessor: the block Jacobian is block
+//! lower bidiagonal. Unknowns are numbered in slots `s = e p + a − 1`, `a = 1..p`, each holding
+//! `(q, p)` of node `e p + a` and the multiplier `λ_{a−1}` of element `e`; the rows of slot `s`
+//! are the residuals of test function `a − 1` of element `e`, paired `R_q ↔ q`, `R_p ↔ p`,
+//! `R_λ ↔ λ`.
+
+use crate::basis::{GaussLegendre, LagrangeBasis};
+use crate::discretize::pattern::{CscPattern, SKIP};
+use crate::model::{ConstrainedSystem, PointEval};
+
+/// Gauss points per element for order `p`: `p`, the collocation rule that conserves energy
+/// and angular momentum of torque-free systems (see the module docs).
+pub fn default_quadrature_points(order: usize) -> usize {
+    order
+}
+
+/// Sparse system of one time block in the Petrov–Galerkin form.
+pub struct PetrovGalerkinBlock<'s, S: ConstrainedSystem + ?Sized> {
+    sys: &'s S,
+    trial: LagrangeBasis,
+    test: LagrangeBasis,
+    quad: GaussLegendre,
+    n_el: usize,
+    h: f64,
+    nq: usize,
+    nl: usize,
+    nd: usize,
+    /// Entries of one (test k, trial node A) template.
+    nt_qp: usize,
+    pattern: CscPattern,
+    /// Per element: `p (p+1) nt_qp` positions of the `(k, A)` blocks, then `p² n_g` of `(k, m)`.
+    positions: Vec<u32>,
+    minv: Vec<(usize, usize, f64)>,
+    breakpoints: Vec<f64>,
+    ev: PointEval,
+    elem_vals: Vec<f64>,
+    elem_res: Vec<f64>,
+    fields: Vec<f64>,
+    n_buf: Vec<f64>,
+    dn_buf: Vec<f64>,
+    psi: Vec<f64>,
+    dpsi: Vec<f64>,
+    gq: Vec<f64>,
+}
+
+impl<'s, S: ConstrainedSystem + ?Sized> PetrovGalerkinBlock<'s, S> {
+    /// Builds pattern and element maps for `n_el` elements of length `h` and order `order`,
+    /// with `quad_points` Gauss points per (sub-)interval.
+    ///
+    /// # Panics
+    /// If `order == 0`, `n_el == 0`, `quad_points == 0` (callers validate) or the system
+    /// exceeds `u32` positions.
+    pub fn new(sys: &'s S, order: usize, n_el: usize, h: f64, quad_points: usize) -> Self {
+        assert!(n_el > 0 && order > 0 && quad_points > 0);
+        let (nq, nl) = (sys.n_q(), sys.n_lambda());
+        let nd = 2 * nq + nl;
+        let p = order;
+        let minv = sys.inverse_mass().to_vec();
+        let kp = sys.k_pattern();
+        let gp = sys.g_pattern();
+        // (row, col) inside (row slot, column node (q, p)) blocks
+        let mut tqp: Vec<(usize, usize)> = Vec::new();
+        tqp.extend(kp.iter().copied()); // R_q/q: K
+        tqp.extend((0..nq).map(|i| (i, nq + i))); // R_q/p: d/dt
+        tqp.extend((0..nq).map(|i| (nq + i, i))); // R_p/q: d/dt
+        tqp.extend(minv.iter().map(|&(i, j, _)| (nq + i, nq + j))); // R_p/p: −𝕄⁻¹
+        tqp.extend(gp.iter().map(|&(e, j)| (2 * nq + e, j))); // R_λ/q: ∂(Gq̇)/∂q + G d/dt
+        let tl: Vec<(usize, usize)> = gp.iter().map(|&(e, j)| (j, 2 * nq + e)).collect(); // R_q/λ
+        let nt_qp = tqp.len();
+        let n_unknowns = n_el * p * nd;
+        let row = |e: usize, k: usize, r: usize| (e * p + k) * nd + r;
+        // column of (q, p) component c of node A of element e; node 0 of the block is given
+        let col_node =
+            move |e: usize, a: usize, c: usize| (e * p + a).checked_sub(1).map(|s| s * nd + c);
+        let col_lambda = |e: usize, m: usize, c: usize| (e * p + m) * nd + c;
+        let (tqp_ref, tl_ref) = (&tqp, &tl);
+        let entries = || {
+            (0..n_el).flat_map(move |e| {
+                let qp = (0..p * (p + 1)).flat_map(move |ka| {
+                    let (k, a) = (ka / (p + 1), ka % (p + 1));
+                    tqp_ref
+                        .iter()
+                        .filter_map(move |&(r, c)| Some((row(e, k, r), col_node(e, a, c)?)))
+                });
+                let lam = (0..p * p).flat_map(move |km| {
+                    let (k, m) = (km / p, km % p);
+                    tl_ref
+                        .iter()
+                        .map(move |&(r, c)| (row(e, k, r), col_lambda(e, m, c)))
+                });
+                qp.chain(lam)
+            })
+        };
+        let pattern = CscPattern::from_entries(n_unknowns, entries);
+        assert!(
+            pattern.nnz() < SKIP as usize,
+            "system too large for 32-bit positions"
+        );
+        let per_el = p * (p + 1) * nt_qp + p * p * tl.len();
+        let mut positions = Vec::with_capacity(n_el * per_el);
+        for e in 0..n_el {
+            for ka in 0..p * (p + 1) {
+                let (k, a) = (ka / (p + 1), ka % (p + 1));
+                for &(r, c) in &tqp {
+                    positions.push(match col_node(e, a, c) {
+                        Some(col) => pattern.position(row(e, k, r), col) as u32,
+                        None => SKIP,
+                    });
+                }
+            }
+            for km in 0..p * p {
+                let (k, m) = (km / p, km % p);
+                for &(r, c) in &tl {
+                    positions.push(pattern.position(row(e, k, r), col_lambda(e, m, c)) as u32);
+                }
+            }
+        }
+        let gauss_p = GaussLegendre::new(p);
+        Self {
+            sys,
+            trial: LagrangeBasis::new(p),
+            test: LagrangeBasis::with_nodes(gauss_p.points.clone()),
+            quad: GaussLegendre::new(quad_points),
+            n_el,
+            h,
+            nq,
+            nl,
+            nd,
+            nt_qp,
+            pattern,
+            positions,
+            minv,
+            breakpoints: sys.breakpoints(),
+            ev: sys.new_point_eval(),
+            elem_vals: vec![0.0; per_el],
+            elem_res: vec![0.0; p * nd],
+            fields: vec![0.0; 4 * nq + nl],
+            n_buf: vec![0.0; p + 1],
+            dn_buf: vec![0.0; p + 1],
+            psi: vec![0.0; p],
+            dpsi: vec![0.0; p],
+            gq: vec![0.0; nl],
+        }
+    }
+
+    /// Sparsity pattern of the Jacobian.
+    pub fn pattern(&self) -> &CscPattern {
+        &self.pattern
+    }
+
+    /// Number of unknowns `n_el p (2 n_q + n_λ)`.
+    pub fn n_unknowns(&self) -> usize {
+        self.pattern.n
+    }
+
+    /// Number of time nodes `n_el p + 1`.
+    pub fn n_nodes(&self) -> usize {
+        self.n_el * self.trial.order() + 1
+    }
+
+    /// Values per unknown slot `2 n_q + n_λ`.
+    pub fn slot_dofs(&self) -> usize {
+        self.nd
+    }
+
+    /// `(q, p)` of block node `a` (node 0 is the given initial state).
+    pub fn node<'a>(
+        &self,
+        q0: &'a [f64],
+        p0: &'a [f64],
+        x: &'a [f64],
+        a: usize,
+    ) -> (&'a [f64], &'a [f64]) {
+        if a == 0 {
+            (q0, p0)
+        } else {
+            let s = &x[(a - 1) * self.nd..a * self.nd];
+            (&s[..self.nq], &s[self.nq..2 * self.nq])
+        }
+    }
+
+    /// `λ_h` of element `e` at reference coordinate `τ ∈ [0, 1]`.
+    pub fn multiplier(&mut self, x: &[f64], e: usize, tau: f64, out: &mut [f64]) {
+        let p = self.trial.order();
+        self.test.eval_into(tau, &mut self.psi, &mut self.dpsi);
+        out.fill(0.0);
+        for m in 0..p {
+            let lm = &x[(e * p + m) * self.nd + 2 * self.nq..(e * p + m + 1) * self.nd];
+            for (o, l) in out.iter_mut().zip(lm) {
+                *o += self.psi[m] * l;
+            }
+        }
+    }
+
+    /// Sets the multipliers of every element to `lambda` (initial guess).
+    pub fn set_multipliers(&self, x: &mut [f64], lambda: &[f64]) {
+        for s in x.chunks_mut(self.nd) {
+            s[2 * self.nq..].copy_from_slice(lambda);
+        }
+    }
+
+    /// Sets `(q, p)` of block node `a ≥ 1` (initial guess).
+    pub fn set_node(&self, x: &mut [f64], a: usize, q: &[f64], p: &[f64]) {
+        let s = &mut x[(a - 1) * self.nd..a * self.nd];
+        s[..self.nq].copy_from_slice(q);
+        s[self.nq..2 * self.nq].copy_from_slice(p);
+    }
+
+    /// Quadrature sub-intervals of `[ta, tb]` split at load breakpoints (reference coordinates).
+    fn sub_intervals(&self, ta: f64, tb: f64, out: &mut Vec<(f64, f64)>) {
+        super::space_time::split_at_breakpoints(&self.breakpoints, ta, tb, out);
+    }
+
+    /// Assembles the residual `r` at the unknowns `x` of the block starting at `t0` from the
+    /// state `(q0, p0)`, and, if `values` is given, the Jacobian values in pattern order.
+    #[allow(clippy::too_many_arguments)]
+    pub fn assemble(
+        &mut self,
+        t0: f64,
+        q0: &[f64],
+        p0: &[f64],
+        x: &[f64],
+        r: &mut [f64],
+        mut values: Option<&mut [f64]>,
+    ) {
+        let (nq, nl, nd, nt) = (self.nq, self.nl, self.nd, self.nt_qp);
+        let p = self.trial.order();
+        let np = p + 1;
+        let h = self.h;
+        r.fill(0.0);
+        if let Some(v) = values.as_deref_mut() {
+            v.fill(0.0);
+        }
+        let tangent = values.is_some();
+        let nk = self.sys.k_pattern().len();
+        let ng = self.sys.g_pattern().len();
+        let nm = self.minv.len();
+        let lam_block = p * np * nt;
+        let mut subs = Vec::with_capacity(4);
+        for el in 0..self.n_el {
+            let ta = t0 + el as f64 * h;
+            self.sub_intervals(ta, ta + h, &mut subs);
+            self.elem_res.fill(0.0);
+            if tangent {
+                self.elem_vals.fill(0.0);
+            }
+            for &(s0, s1) in &subs {
+                for g in 0..self.quad.len() {
+                    let tau = s0 + (s1 - s0) * self.quad.points[g];
+                    let w = self.quad.weights[g] * (s1 - s0) * h;
+                    let t = ta + tau * h;
+                    self.trial.eval_into(tau, &mut self.n_buf, &mut self.dn_buf);
+                    self.test.eval_into(tau, &mut self.psi, &mut self.dpsi);
+                    for d in &mut self.dn_buf {
+                        *d /= h;
+                    }
+                    // fields = [q_h, p_h, q̇_h, ṗ_h, λ_h]
+                    self.fields.fill(0.0);
+                    for a in 0..np {
+                        let (qa, pa) = self.node(q0, p0, x, el * p + a);
+                        let (na, da) = (self.n_buf[a], self.dn_buf[a]);
+                        for i in 0..nq {
+                            self.fields[i] += na * qa[i];
+                            self.fields[nq + i] += na * pa[i];
+                            self.fields[2 * nq + i] += da * qa[i];
+                            self.fields[3 * nq + i] += da * pa[i];
+                        }
+                    }
+                    for m in 0..p {
+                        let lm = &x[(el * p + m) * nd + 2 * nq..(el * p + m + 1) * nd];
+                        for (c, l) in lm.iter().enumerate() {
+                            self.fields[4 * nq + c] += self.psi[m] * l;
+                        }
+                    }
+                    let (qh, rest) = self.fields.split_at(nq);
+                    let (ph, rest) = rest.split_at(nq);
+                    let (qdot, rest) = rest.split_at(nq);
+                    let (pdot, lh) = rest.split_at(nq);
+                    self.sys.eval(t, qh, lh, &mut self.ev, tangent);
+                    if tangent {
+                        self.sys.eval_velocity_jacobian(qh, qdot, &mut self.ev);
+                    }
+                    self.gq.fill(0.0);
+                    for (&(e, j), &gv) in self.sys.g_pattern().iter().zip(&self.ev.g) {
+                        self.gq[e] += gv * qdot[j];
+                    }
+                    for k in 0..p {
+                        let wk = w * self.psi[k];
+                        let rk = &mut self.elem_res[k * nd..(k + 1) * nd];
+                        for i in 0..nq {
+                            rk[i] += wk * (pdot[i] - self.ev.force[i]); // R_q
+                            rk[nq + i] += wk * qdot[i]; // R_p
+                        }
+                        for &(i, j, m) in &self.minv {
+                            rk[nq + i] -= wk * m * ph[j];
+                        }
+                        for (&(e, j), &gv) in self.sys.g_pattern().iter().zip(&self.ev.g) {
+                            rk[j] += wk * gv * lh[e];
+                        }
+                        for e in 0..nl {
+                            rk[2 * nq + e] += wk * self.gq[e]; // R_λ
+                        }
+                    }
+                    if !tangent {
+                        continue;
+                    }
+                    for k in 0..p {
+                        for a in 0..np {
+                            let c = w * self.psi[k] * self.n_buf[a];
+                            let d = w * self.psi[k] * self.dn_buf[a];
+                            let blk = &mut self.elem_vals[(k * np + a) * nt..(k * np + a + 1) * nt];
+                            let (b_k, rest) = blk.split_at_mut(nk);
+                            let (b_qp, rest) = rest.split_at_mut(nq);
+                            let (b_pq, rest) = rest.split_at_mut(nq);
+                            let (b_pp, b_lq) = rest.split_at_mut(nm);
+                            for (x, &kv) in b_k.iter_mut().zip(&self.ev.k) {
+                                *x += c * kv;
+                            }
+                            b_qp.iter_mut().for_each(|x| *x += d);
+                            b_pq.iter_mut().for_each(|x| *x += d);
+                            for (x, &(_, _, m)) in b_pp.iter_mut().zip(&self.minv) {
+                                *x -= c * m;
+                            }
+                            for ((x, &gv), &g) in b_lq.iter_mut().zip(&self.ev.gv).zip(&self.ev.g) {
+                                *x += c * gv + d * g;
+                            }
+                        }
+                        for m in 0..p {
+                            let c = w * self.psi[k] * self.psi[m];
+                            let off = lam_block + (k * p + m) * ng;
+                            for (x, &g) in self.elem_vals[off..off + ng].iter_mut().zip(&self.ev.g)
+                            {
+                                *x += c * g;
+                            }
+                        }
+                    }
+                }
+            }
+            let base = el * p * nd;
+            for (x, y) in r[base..base + p * nd].iter_mut().zip(&self.elem_res) {
+                *x += y;
+            }
+            if let Some(v) = values.as_deref_mut() {
+                let len = self.elem_vals.len();
+                let pos = &self.positions[el * len..(el + 1) * len];
+                for (&ps, &x) in pos.iter().zip(&self.elem_vals) {
+                    if ps != SKIP {
+                        v[ps as usize] += x;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Stop criterion: `Σ ‖R_s‖₂` over the residual slots (one per test function and element),
+    /// the analogue of the paper's sum over nodes [P, after Eq. (25)].
+    pub fn residual_norm(&self, r: &[f64]) -> f64 {
+        r.chunks(self.nd)
+            .map(|c| c.iter().map(|x| x * x).sum::<f64>().sqrt())
+            .sum::<f64>()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Load, LoadKind, MassProperties, MultibodySystem, RigidBody, TimeFunction};
+
+    fn system() -> MultibodySystem {
+        let d = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]];
+        let body = RigidBody {
+            name: "box".into(),
+            mass: MassProperties::from_box([2.0, 1.0, 1.0], 1.5, [0.1, 0.0, -0.2]),
+            position: [0.0; 3],
+            directors: d,
+            velocity: [1.0, 0.5, 0.0],
+            director_velocities: RigidBody::director_velocities_from_angular_velocity(
+                &d,
+                &[0.3, -0.2, 1.0],
+            ),
+        };
+        let loads = vec![
+            Load {
+                body: 0,
+                kind: LoadKind::Torque([1.0, 2.0, -1.0]),
+                time_function: TimeFunction::Constant,
+            },
+            Load {
+                body: 0,
+                kind: LoadKind::BodyForce([0.0, 0.0, -9.81]),
+                time_function: TimeFunction::Constant,
+            },
+        ];
+        MultibodySystem::new(vec![body], loads, vec![]).unwrap()
+    }
+
+    /// The assembled Jacobian is the derivative of the assembled residual (central differences
+    /// at a perturbed, non-converged state), for p = 1, 2, 3.
+    #[test]
+    fn jacobian_matches_finite_differences() {
+        let sys = system();
+        let (q0, p0) = sys.initial_state();
+        for order in 1..=3 {
+            let mut blk = PetrovGalerkinBlock::new(&sys, order, 2, 0.1, order + 1);
+            let n = blk.n_unknowns();
+            let mut x: Vec<f64> = (0..n)
+                .map(|i| 0.3 * ((i * 7919 % 97) as f64 / 97.0 - 0.5))
+                .collect();
+            for a in 1..blk.n_nodes() {
+                let (q, p): (Vec<f64>, Vec<f64>) = (
+                    q0.iter()
+                        .enumerate()
+                        .map(|(i, v)| v + 0.01 * (a + i) as f64)
+                        .collect(),
+                    p0.iter()
+                        .enumerate()
+                        .map(|(i, v)| v - 0.02 * (a * i % 5) as f64)
+                        .collect(),
+                );
+                blk.set_node(&mut x, a, &q, &p);
+            }
+            let mut r = vec![0.0; n];
+            let mut vals = vec![0.0; blk.pattern().nnz()];
+            blk.assemble(0.2, &q0, &p0, &x, &mut r, Some(&mut vals));
+            let pat = blk.pattern().clone();
+            let eps = 1e-6;
+            let (mut rp, mut rm) = (vec![0.0; n], vec![0.0; n]);
+            for col in 0..n {
+                let mut xp = x.clone();
+                xp[col] += eps;
+                blk.assemble(0.2, &q0, &p0, &xp, &mut rp, None);
+                xp[col] -= 2.0 * eps;
+                blk.assemble(0.2, &q0, &p0, &xp, &mut rm, None);
+                let mut dense = vec![0.0; n];
+                for k in pat.col_ptr[col]..pat.col_ptr[col + 1] {
+                    dense[pat.row_idx[k]] = vals[k];
+                }
+                for row in 0..n {
+                    let fd = (rp[row] - rm[row]) / (2.0 * eps);
+                    assert!(
+                        (fd - dense[row]).abs() < 1e-6 * (1.0 + fd.abs()),
+                        "order {order}: J[{row},{col}] = {} vs fd {fd}",
+                        dense[row]
+                    );
+                }
+            }
+        }
+    }
+}
