@@ -322,3 +322,92 @@ fn non_utf8_scenario_is_invalid_input() {
     let out = stmech(dir.path(), &["check", "s.toml"]);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
 }
+
+/// A run killed midway (SIGKILL: no chance to clean up) leaves no complete-looking result:
+/// the target directory does not exist, and the staging directory beside it carries the
+/// `INCOMPLETE` marker and a `.tmp-<pid>` name.
+#[test]
+fn killed_run_leaves_no_complete_looking_result() {
+    let dir = tempfile::tempdir().unwrap();
+    // ~10⁵ quadratic elements: seconds of work, so the kill lands mid-solve
+    let text = small_scenario()
+        .replace("elements_per_block = 4", "elements_per_block = 2000")
+        .replace("blocks = 20", "blocks = 50");
+    std::fs::write(dir.path().join("long.toml"), text).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_stmech"))
+        .args(["run", "long.toml", "--out", "res"])
+        .current_dir(dir.path())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // wait until the staging directory exists (the run has started), then kill
+    let start = std::time::Instant::now();
+    let staging = loop {
+        let found = std::fs::read_dir(dir.path())
+            .unwrap()
+            .filter_map(|e| e.ok())
+            .map(|e| e.path())
+            .find(|p| {
+                p.file_name()
+                    .unwrap()
+                    .to_string_lossy()
+                    .starts_with("res.tmp-")
+            });
+        if let Some(p) = found {
+            break p;
+        }
+        assert!(start.elapsed().as_secs() < 30, "the run never started");
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    };
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let finished_early = child.try_wait().unwrap().is_some();
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(
+        !finished_early,
+        "the run finished before it could be killed: make it longer"
+    );
+    assert!(
+        !dir.path().join("res").exists(),
+        "a killed run must not leave the target directory"
+    );
+    assert!(
+        staging.join("INCOMPLETE").is_file(),
+        "the staging directory must be marked incomplete"
+    );
+    assert!(!staging.join("summary.json").exists());
+}
+
+/// Two runs of the same scenario write byte-identical trajectories (and identical summaries
+/// apart from timing fields).
+#[test]
+fn runs_are_deterministic() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("s.toml"), small_scenario()).unwrap();
+    for out in ["a", "b"] {
+        let o = stmech(dir.path(), &["run", "s.toml", "--out", out, "--no-plots"]);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    }
+    let read = |p: &str| std::fs::read(dir.path().join(p)).unwrap();
+    assert_eq!(read("a/trajectory.csv"), read("b/trajectory.csv"));
+    assert!(!dir.path().join("a/INCOMPLETE").exists());
+    let strip = |p: &str| {
+        let mut v: serde_json::Value = serde_json::from_slice(&read(p)).unwrap();
+        scrub_timings(&mut v);
+        v
+    };
+    assert_eq!(strip("a/summary.json"), strip("b/summary.json"));
+}
+
+/// Removes wall-clock fields (`*_seconds`) from a JSON value.
+fn scrub_timings(v: &mut serde_json::Value) {
+    match v {
+        serde_json::Value::Object(m) => {
+            m.retain(|k, _| !k.ends_with("seconds"));
+            m.values_mut().for_each(scrub_timings);
+        }
+        serde_json::Value::Array(a) => a.iter_mut().for_each(scrub_timings),
+        _ => {}
+    }
+}

@@ -308,6 +308,12 @@ fn sibling(target: &Path, suffix: &str) -> PathBuf {
     target.with_file_name(name)
 }
 
+/// Name of the marker file that every staging directory holds until it is committed.
+pub const INCOMPLETE_MARKER: &str = "INCOMPLETE";
+
+const INCOMPLETE_TEXT: &str = "This directory holds the partial output of a stmech run that did not \
+finish (interrupted or still running). It is not a result; delete it.\n";
+
 /// A staging directory for one run's results, committed to the target only on success.
 ///
 /// Dropping it without [`commit`](Self::commit) removes the staging directory, so
@@ -341,6 +347,10 @@ impl OutputDir {
             remove_any(&staging).map_err(io_err("remove stale staging directory", &staging))?;
         }
         std::fs::create_dir(&staging).map_err(io_err("create directory", &staging))?;
+        // A run killed before `commit` (Ctrl-C, SIGKILL, power loss) leaves this directory
+        // behind; its name and this marker say that it is not a result.
+        std::fs::write(staging.join(INCOMPLETE_MARKER), INCOMPLETE_TEXT)
+            .map_err(io_err("write", &staging.join(INCOMPLETE_MARKER)))?;
         Ok(Self {
             target: target.to_owned(),
             staging,
@@ -368,6 +378,8 @@ impl OutputDir {
     /// first renamed away and deleted only after the new one is in place, so the target
     /// path always holds a complete result. Removes a stale `<target>.failed`.
     pub fn commit(mut self) -> Result<PathBuf, OutputError> {
+        let marker = self.staging.join(INCOMPLETE_MARKER);
+        std::fs::remove_file(&marker).map_err(io_err("remove", &marker))?;
         let exists = std::fs::symlink_metadata(&self.target).is_ok();
         if exists && !self.force {
             // Created by someone else while we were solving.
