@@ -3,6 +3,7 @@
 //! Exit codes (also in the README): 0 success, 2 invalid input (scenario or command line,
 //! output directory exists), 3 the solver did not converge, 4 I/O error.
 
+mod convergence;
 mod plots;
 mod progress;
 mod run;
@@ -43,6 +44,16 @@ enum Command {
     Demo {
         /// Output directory.
         #[arg(long, value_name = "DIR", default_value = "out/demo")]
+        out: PathBuf,
+        /// Replace an existing output directory.
+        #[arg(long)]
+        force: bool,
+    },
+    /// Convergence study of [P, Fig. 2]: error of Eq. (26) against the step size for every
+    /// time discretisation (constant-torque example), with a log-log plot.
+    Convergence {
+        /// Output directory.
+        #[arg(long, value_name = "DIR", default_value = "out/convergence")]
         out: PathBuf,
         /// Replace an existing output directory.
         #[arg(long)]
@@ -113,6 +124,7 @@ fn main() -> ExitCode {
                 },
             )
         }),
+        Command::Convergence { out, force } => convergence::run(&out, force),
         Command::Check { scenarios } => check(&scenarios),
     };
     match result {

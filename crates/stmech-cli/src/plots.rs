@@ -15,9 +15,11 @@ const SIZE: (u32, u32) = (900, 600);
 const MAX_POINTS: usize = 2000;
 
 /// One curve.
-struct Series {
-    label: String,
-    points: Vec<(f64, f64)>,
+pub struct Series {
+    /// Legend text.
+    pub label: String,
+    /// `(x, y)` points; non-finite ones are skipped.
+    pub points: Vec<(f64, f64)>,
 }
 
 fn register_font() -> anyhow::Result<()> {
@@ -130,7 +132,7 @@ pub fn write_all(
     let mut written = Vec::with_capacity(plots.len());
     for (file, title, y_label, series) in &plots {
         let path = dir.join(file);
-        line_chart(&path, title, y_label, series)
+        xy_chart(&path, title, "t [s]", y_label, series)
             .with_context(|| format!("cannot draw {}", path.display()))?;
         written.push(*file);
     }
@@ -184,7 +186,15 @@ fn tick_label(v: f64, span: f64) -> String {
     }
 }
 
-fn line_chart(path: &Path, title: &str, y_label: &str, series: &[Series]) -> anyhow::Result<()> {
+/// Line chart of `series` with the given axis labels.
+pub fn xy_chart(
+    path: &Path,
+    title: &str,
+    x_label: &str,
+    y_label: &str,
+    series: &[Series],
+) -> anyhow::Result<()> {
+    register_font()?;
     let (x0, x1) = padded_range(series.iter().flat_map(|s| s.points.iter().map(|p| p.0)));
     let (y0, y1) = padded_range(series.iter().flat_map(|s| s.points.iter().map(|p| p.1)));
     let root = BitMapBackend::new(path, SIZE).into_drawing_area();
@@ -197,7 +207,7 @@ fn line_chart(path: &Path, title: &str, y_label: &str, series: &[Series]) -> any
         .build_cartesian_2d(x0..x1, y0..y1)?;
     chart
         .configure_mesh()
-        .x_desc("t [s]")
+        .x_desc(x_label)
         .y_desc(y_label)
         .label_style(("sans-serif", 15))
         .axis_desc_style(("sans-serif", 17))

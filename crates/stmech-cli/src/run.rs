@@ -32,7 +32,7 @@ fn scenario_failure(e: ScenarioError) -> Failure {
     Failure::new(code, e)
 }
 
-fn output_failure(e: OutputError) -> Failure {
+pub(crate) fn output_failure(e: OutputError) -> Failure {
     let code = match e {
         OutputError::Exists(_) | OutputError::BadPath(_) => Failure::INPUT,
         _ => Failure::IO,

@@ -411,3 +411,26 @@ fn scrub_timings(v: &mut serde_json::Value) {
         _ => {}
     }
 }
+
+/// `stmech convergence` writes the table, the plot and the slopes of [P, Fig. 2].
+#[test]
+fn convergence_study_writes_table_plot_and_slopes() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = stmech(dir.path(), &["convergence", "--out", "conv"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let conv = dir.path().join("conv");
+    assert!(conv.join("convergence.png").is_file());
+    let csv = std::fs::read_to_string(conv.join("convergence.csv")).unwrap();
+    assert!(csv.starts_with("method,h [s],error_eq26 [-]"));
+    let s: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(conv.join("summary.json")).unwrap()).unwrap();
+    let slope = |m: &str| s["methods"][m]["slope"].as_f64().unwrap();
+    for (m, expected) in [
+        ("implicit Euler", 1.0),
+        ("midpoint", 2.0),
+        ("space-time p=1", 2.0),
+        ("space-time p=2", 4.0),
+    ] {
+        assert!((slope(m) - expected).abs() < 0.3, "{m}: {}", slope(m));
+    }
+}
