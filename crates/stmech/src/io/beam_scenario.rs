@@ -321,6 +321,35 @@ fn time_function(tf: Option<&RawTimeFunction>, at: &str, issues: &mut Issues) ->
     }
 }
 
+/// Reports every `nan`/`inf` (TOML allows them) with its field path.
+fn non_finite(v: &toml::Value, path: &mut String, issues: &mut Issues) {
+    match v {
+        toml::Value::Float(x) if !x.is_finite() => {
+            issues.push(path.clone(), format!("must be a finite number, got {x}"));
+        }
+        toml::Value::Table(t) => {
+            for (k, v) in t {
+                let len = path.len();
+                if !path.is_empty() {
+                    path.push('.');
+                }
+                path.push_str(k);
+                non_finite(v, path, issues);
+                path.truncate(len);
+            }
+        }
+        toml::Value::Array(a) => {
+            for (i, v) in a.iter().enumerate() {
+                let len = path.len();
+                path.push_str(&format!("[{i}]"));
+                non_finite(v, path, issues);
+                path.truncate(len);
+            }
+        }
+        _ => {}
+    }
+}
+
 impl BeamScenario {
     /// Parses and validates scenario text.
     pub fn from_toml_str(text: &str, origin: &str) -> Result<Self, ScenarioError> {
@@ -331,6 +360,18 @@ impl BeamScenario {
         let raw: Raw = toml::from_str(text).map_err(syntax)?;
         let table: toml::Table = text.parse().map_err(syntax)?;
         let mut issues = Issues(Vec::new());
+        non_finite(
+            &toml::Value::Table(table.clone()),
+            &mut String::new(),
+            &mut issues,
+        );
+        if !issues.0.is_empty() {
+            // Every later check would repeat these; stop here with the exact paths.
+            return Err(ScenarioError::Invalid {
+                origin: origin.to_owned(),
+                problems: issues.0,
+            });
+        }
         if raw.problem != "beam" {
             issues.push(
                 "problem",
@@ -669,6 +710,16 @@ force = [0.0, 1.0]
         let err =
             BeamScenario::from_toml_str(&BASE.replace("elements", "elemnts"), "t").unwrap_err();
         assert!(matches!(err, ScenarioError::Syntax { .. }), "{err}");
+    }
+
+    #[test]
+    fn non_finite_numbers_are_named() {
+        let text = BASE.to_owned()
+            + "time_function = { kind = \"table\", times = [0.0, 1.0], values = [0.0, nan] }\n";
+        assert_eq!(
+            fields(&text),
+            vec!["loads[0].time_function.values[1]".to_owned()]
+        );
     }
 
     #[test]
