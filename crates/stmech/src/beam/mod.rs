@@ -8,7 +8,11 @@
 //! * [`statics`]: load stepping with Newton;
 //! * [`dynamics`]: the energy-momentum time stepper.
 //!
-//! A forward closed-loop check of an actuated free beam:
+//! A forward closed-loop check of an actuated free beam. A [`model::PointLoad`] is the force
+//! and moment *applied to* the beam (global frame, dead). In the sign convention of `[I]` Eq. 3
+//! the stress resultant at `s = 0` is `f = B ∂s x`, and the actuator applies `−f`: pass `−f(t)`
+//! (e.g. as three `PointLoad`s with `TimeFunction::Table`s, one per component) to replay an
+//! inverse-dynamics result.
 //!
 //! ```
 //! use stmech::beam::{model::*, section::*, dynamics::EnergyMomentumStepper};

@@ -32,6 +32,9 @@
 //! plots = true
 //! ```
 //!
+//! In a static analysis every load is ramped linearly by the load factor over `[static] steps`;
+//! time functions are for dynamics and are rejected there.
+//!
 //! As for rigid-body scenarios ([`super::scenario`]), unknown fields and wrong types stop the
 //! parse with line and column; all value problems are then collected, each with its field path.
 
@@ -541,6 +544,29 @@ impl BeamScenario {
         }
         let analysis = match raw.analysis {
             RawAnalysis::Static => {
+                // Loads are ramped by the load factor in statics: a time function would be
+                // silently ignored, so say so.
+                let timed = raw
+                    .loads
+                    .iter()
+                    .map(|l| (l.time_function.as_ref(), "loads"))
+                    .chain(
+                        raw.distributed_loads
+                            .iter()
+                            .map(|l| (l.time_function.as_ref(), "distributed_loads")),
+                    );
+                let mut counts = [0usize; 2];
+                for (tf, what) in timed {
+                    let k = usize::from(what == "distributed_loads");
+                    if tf.is_some_and(|t| t.kind != TfKind::Constant) {
+                        issues.push(
+                            format!("{what}[{}].time_function", counts[k]),
+                            "not used by analysis = \"static\" (loads are ramped by the load \
+                             factor over [static] steps); remove it or use analysis = \"dynamic\"",
+                        );
+                    }
+                    counts[k] += 1;
+                }
                 if raw.dynamic.is_some() {
                     issues.push("dynamic", "not used by analysis = \"static\"; remove it");
                 }
@@ -720,6 +746,13 @@ force = [0.0, 1.0]
             fields(&text),
             vec!["loads[0].time_function.values[1]".to_owned()]
         );
+    }
+
+    #[test]
+    fn static_rejects_time_functions() {
+        let text =
+            BASE.to_owned() + "time_function = { kind = \"window\", start = 0.0, end = 1.0 }\n";
+        assert_eq!(fields(&text), vec!["loads[0].time_function".to_owned()]);
     }
 
     #[test]
