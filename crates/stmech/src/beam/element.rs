@@ -2,7 +2,7 @@
 //!
 //! Unknowns per node: `(r1, r2, θ)` (m, m, rad). Inside an element of reference length `h` the
 //! fields are interpolated with the Lagrange shape functions `N_a(s)`; the strains of
-//! [`section::strains`] are evaluated at the points of a *reduced* Gauss rule (`p` points for
+//! [`super::section::strains`] are evaluated at the points of a *reduced* Gauss rule (`p` points for
 //! order `p`), which removes shear and membrane locking.
 //!
 //! **Residual** (internal virtual work `δΠ = ∫ (N δν + Q δγ1 + M δκ) ds`) with
@@ -18,7 +18,7 @@
 //! `∂²ν/∂θ∂r' = d1`, `∂²ν/∂θ² = −ν`, `∂²γ1/∂θ∂r' = −d3`, `∂²γ1/∂θ² = −γ1`:
 //! `G_θθ = −(N ν + Q γ1) N_a N_b`, `G_{r θ} = (N d1 − Q d3) N_a' N_b`.
 //!
-//! **Discrete gradient** for the energy-momentum stepper ([`discrete_gradient_into`]):
+//! **Discrete gradient** for the energy-momentum stepper ([`BeamElement::discrete_gradient_into`]):
 //! with `Δθ = θ₁ − θ₀`, `θ_m = ½(θ₀ + θ₁)`, `Λ_m = R(θ_m)`, `r̄' = ½(r₀' + r₁')` and
 //! `ā = Λ_mᵀ r̄' = (ν̄, γ̄)`, the *exact* strain increments are
 //!
