@@ -3,6 +3,7 @@
 //! Exit codes (also in the README): 0 success, 2 invalid input (scenario or command line,
 //! output directory exists), 3 the solver did not converge, 4 I/O error.
 
+mod beam_run;
 mod convergence;
 mod plots;
 mod progress;
@@ -103,16 +104,20 @@ fn main() -> ExitCode {
             no_plots,
         } => {
             let out = out.unwrap_or_else(|| default_out(&scenario));
-            run::load_path(&scenario).and_then(|s| {
-                run::run(
-                    &s,
-                    &run::RunOptions {
-                        out,
-                        force,
-                        plots: s.plots && !no_plots,
-                    },
-                )
-            })
+            if beam_run::is_beam_file(&scenario) {
+                beam_run::run_path(&scenario, &out, force, no_plots)
+            } else {
+                run::load_path(&scenario).and_then(|s| {
+                    run::run(
+                        &s,
+                        &run::RunOptions {
+                            out,
+                            force,
+                            plots: s.plots && !no_plots,
+                        },
+                    )
+                })
+            }
         }
         Command::Demo { out, force } => run::load_str(DEMO_SCENARIO, DEMO_ORIGIN).and_then(|s| {
             run::run(
@@ -167,6 +172,17 @@ fn check(paths: &[PathBuf]) -> Result<(), Failure> {
     let mut first_code = None;
     let mut n_bad = 0;
     for path in paths {
+        if beam_run::is_beam_file(path) {
+            match beam_run::check_path(path) {
+                Ok(line) => println!("{line}"),
+                Err(f) => {
+                    eprintln!("error: {}", describe(&f.error));
+                    first_code.get_or_insert(f.code);
+                    n_bad += 1;
+                }
+            }
+            continue;
+        }
         match run::load_path(path) {
             Ok(s) => {
                 let n_bodies = s.system.bodies().len();

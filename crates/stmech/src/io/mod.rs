@@ -1,7 +1,11 @@
 //! Scenario files and result writers.
 //!
 //! [`scenario`] turns a TOML file into a validated model and method; [`output`] writes the
-//! trajectory and run summary into an output directory that appears only on success.
+//! trajectory and run summary into an output directory that appears only on success;
+//! [`beam_scenario`] parses planar-beam scenarios (`problem = "beam"`); [`vtk`] writes beam
+//! shapes for ParaView.
 
+pub mod beam_scenario;
 pub mod output;
 pub mod scenario;
+pub mod vtk;

@@ -1,0 +1,302 @@
+//! `stmech run` / `check` for planar-beam scenarios (`problem = "beam"`).
+//!
+//! Writes into the output directory (atomically, via [`OutputDir`]):
+//! `tip.csv` (load factor or time, tip `r1, r2, θ`), `energy.csv` (dynamics: kinetic, strain,
+//! total energy, external work, linear and angular momentum), `beam.pvd` + `beam_NNNN.vtu`
+//! (ParaView), `shapes.png` (beam shapes of the snapshots) and `summary.json`.
+
+use crate::Failure;
+use anyhow::Context;
+use plotters::prelude::*;
+use serde_json::{Value, json};
+use std::fmt::Write as _;
+use std::path::Path;
+use std::time::Instant;
+use stmech::beam::dynamics::EnergyMomentumStepper;
+use stmech::beam::model::BeamModel;
+use stmech::beam::statics::solve_static;
+use stmech::error::SolveError;
+use stmech::io::beam_scenario::{BeamAnalysis, BeamScenario, is_beam_scenario};
+use stmech::io::output::{OutputDir, OutputError, write_json};
+use stmech::io::scenario::ScenarioError;
+use stmech::io::vtk::{BeamSnapshot, write_series};
+
+/// Whether the file at `path` is a beam scenario (unreadable files are not: the rigid-body
+/// loader then reports the read error).
+pub fn is_beam_file(path: &Path) -> bool {
+    std::fs::read_to_string(path).is_ok_and(|t| is_beam_scenario(&t))
+}
+
+fn load(path: &Path) -> Result<BeamScenario, Failure> {
+    BeamScenario::from_path(path).map_err(|e| {
+        let code = match &e {
+            ScenarioError::Read { .. } => Failure::IO,
+            _ => Failure::INPUT,
+        };
+        Failure::new(code, e)
+    })
+}
+
+fn out_fail(e: OutputError) -> Failure {
+    let code = match e {
+        OutputError::Exists(_) | OutputError::BadPath(_) => Failure::INPUT,
+        _ => Failure::IO,
+    };
+    Failure::new(code, e)
+}
+
+fn io_fail(e: impl Into<anyhow::Error>) -> Failure {
+    Failure::new(Failure::IO, e)
+}
+
+/// The `check` line of a beam scenario.
+pub fn check_path(path: &Path) -> Result<String, Failure> {
+    let s = load(path)?;
+    let m = &s.model;
+    let analysis = match s.analysis {
+        BeamAnalysis::Static { steps } => format!("static, {steps} load steps"),
+        BeamAnalysis::Dynamic { end, step } => format!("dynamic to t = {end} s, Δt = {step} s"),
+    };
+    Ok(format!(
+        "ok: {}: beam L = {} m, {} elements of order {}, {} point load(s), {analysis}",
+        s.origin,
+        m.spec.length,
+        m.spec.elements,
+        m.spec.order,
+        m.spec.point_loads.len()
+    ))
+}
+
+fn snapshot(model: &BeamModel, t: f64, x: &[f64]) -> BeamSnapshot {
+    let n = model.nodes();
+    BeamSnapshot {
+        t,
+        positions: (0..n).map(|a| [x[3 * a], x[3 * a + 1]]).collect(),
+        theta: (0..n).map(|a| x[3 * a + 2]).collect(),
+        s: (0..n).map(|a| model.node_s(a)).collect(),
+        resultants: model.element_resultants(x),
+    }
+}
+
+/// Runs a beam scenario file.
+pub fn run_path(path: &Path, out: &Path, force: bool, no_plots: bool) -> Result<(), Failure> {
+    let started = Instant::now();
+    let sc = load(path)?;
+    let dir = OutputDir::prepare(out, force).map_err(out_fail)?;
+    let model = &sc.model;
+    let tip = model.tip_node();
+    let mut tip_csv = String::new();
+    let mut energy_csv = String::new();
+    let mut snaps = Vec::new();
+    eprintln!(
+        "stmech: {} (planar beam, {} unknowns)",
+        sc.origin,
+        model.n_dofs()
+    );
+    let result: Result<Value, SolveError> = match sc.analysis {
+        BeamAnalysis::Static { steps } => {
+            tip_csv.push_str("load_factor [-],r1 [m],r2 [m],theta [rad]\n");
+            snaps.push(snapshot(model, 0.0, &model.x_ref));
+            solve_static(model, steps, &sc.newton).map(|res| {
+                let every = steps.div_ceil(sc.snapshots).max(1);
+                for (k, st) in res.iter().enumerate() {
+                    let x = &st.x;
+                    let _ = writeln!(
+                        tip_csv,
+                        "{},{},{},{}",
+                        st.load_factor,
+                        x[3 * tip],
+                        x[3 * tip + 1],
+                        x[3 * tip + 2]
+                    );
+                    if (k + 1).is_multiple_of(every) || k + 1 == res.len() {
+                        snaps.push(snapshot(model, st.load_factor, x));
+                    }
+                }
+                let x = &res.last().map_or(&model.x_ref, |s| &s.x);
+                json!({
+                    "analysis": "static",
+                    "load_steps": steps,
+                    "newton_iterations": res.iter().map(|s| s.residuals.len() - 1).sum::<usize>(),
+                    "tip": { "r1_m": x[3 * tip], "r2_m": x[3 * tip + 1], "theta_rad": x[3 * tip + 2] },
+                })
+            })
+        }
+        BeamAnalysis::Dynamic { end, step } => {
+            tip_csv.push_str("t [s],r1 [m],r2 [m],theta [rad]\n");
+            energy_csv.push_str(
+                "t [s],kinetic [J],strain [J],total [J],external_work [J],px [kg m/s],py [kg m/s],angular_momentum [kg m^2/s]\n",
+            );
+            let n_steps = (end / step).ceil() as usize;
+            let every = n_steps.div_ceil(sc.snapshots).max(1);
+            let mut k = 0usize;
+            let mut first = None;
+            let mut last = None;
+            let mut iterations = 0usize;
+            let record =
+                |st: &EnergyMomentumStepper<'_>, tip_csv: &mut String, energy_csv: &mut String| {
+                    let p = st.node(tip);
+                    let d = st.diagnostics();
+                    let _ = writeln!(tip_csv, "{},{},{},{}", st.time(), p[0], p[1], p[2]);
+                    let _ = writeln!(
+                        energy_csv,
+                        "{},{},{},{},{},{},{},{}",
+                        d.t,
+                        d.kinetic,
+                        d.strain,
+                        d.total,
+                        d.external_work,
+                        d.momentum[0],
+                        d.momentum[1],
+                        d.angular_momentum
+                    );
+                    d
+                };
+            EnergyMomentumStepper::at_rest(model, step, sc.newton).and_then(|mut st| {
+                first = Some(record(&st, &mut tip_csv, &mut energy_csv));
+                snaps.push(snapshot(model, 0.0, st.x()));
+                st.run_until(end, |s| {
+                    k += 1;
+                    iterations += s.last_iterations;
+                    last = Some(record(s, &mut tip_csv, &mut energy_csv));
+                    if k.is_multiple_of(every) || k == n_steps {
+                        snaps.push(snapshot(model, s.time(), s.x()));
+                    }
+                })?;
+                let (d0, d1) = (first.unwrap_or_else(|| st.diagnostics()), st.diagnostics());
+                let p = st.node(tip);
+                Ok(json!({
+                    "analysis": "dynamic",
+                    "time": { "end_s": end, "step_s": step, "steps": k },
+                    "newton_iterations": iterations,
+                    "tip": { "r1_m": p[0], "r2_m": p[1], "theta_rad": p[2] },
+                    "energy": {
+                        "initial_total_J": d0.total,
+                        "final_total_J": d1.total,
+                        "external_work_J": d1.external_work,
+                        "balance_error_J": d1.total - d0.total - d1.external_work,
+                    },
+                    "final_momentum_kg_m_per_s": d1.momentum,
+                    "final_angular_momentum_kg_m2_per_s": d1.angular_momentum,
+                }))
+            })
+        }
+    };
+    let solve_seconds = started.elapsed().as_secs_f64();
+    let results = match result {
+        Ok(v) => v,
+        Err(e) => {
+            let summary = json!({
+                "stmech_version": env!("CARGO_PKG_VERSION"),
+                "status": "failed",
+                "error": e.to_string(),
+                "failure": format!("{e:?}"),
+                "scenario": sc.echo,
+                "wall_time_seconds": solve_seconds,
+            });
+            let msg = match dir.fail(&summary) {
+                Ok(failed) => anyhow::anyhow!(
+                    "{e}\nNewton history and details: {}",
+                    failed.join("summary.json").display()
+                ),
+                Err(w) => anyhow::anyhow!("{e}\n(saving the failure summary failed too: {w})"),
+            };
+            return Err(Failure::new(Failure::SOLVER, msg));
+        }
+    };
+    let write = |name: &str, text: &str| {
+        std::fs::write(dir.file(name), text).with_context(|| format!("cannot write {name}"))
+    };
+    write("tip.csv", &tip_csv).map_err(io_fail)?;
+    let mut files = vec!["tip.csv"];
+    if !energy_csv.is_empty() {
+        write("energy.csv", &energy_csv).map_err(io_fail)?;
+        files.push("energy.csv");
+    }
+    write_series(dir.path(), "beam", &snaps)
+        .context("cannot write the VTK series")
+        .map_err(io_fail)?;
+    files.push("beam.pvd");
+    if sc.plots && !no_plots {
+        plot_shapes(&dir.file("shapes.png"), &snaps).map_err(io_fail)?;
+        files.push("shapes.png");
+    }
+    let summary = json!({
+        "stmech_version": env!("CARGO_PKG_VERSION"),
+        "status": "ok",
+        "error": Value::Null,
+        "scenario": sc.echo,
+        "results": results,
+        "snapshots": snaps.len(),
+        "wall_time_seconds": solve_seconds,
+        "units": "SI: m, rad, s, N, J",
+    });
+    write_json(&dir.file("summary.json"), &summary).map_err(out_fail)?;
+    files.push("summary.json");
+    let out = dir.commit().map_err(out_fail)?;
+    println!("tip: {}", results["tip"]);
+    if let Some(e) = results.get("energy") {
+        println!("energy: {e}");
+    }
+    println!(
+        "wall time {:.3} s; output: {} ({})",
+        started.elapsed().as_secs_f64(),
+        out.display(),
+        files.join(", ")
+    );
+    Ok(())
+}
+
+/// Overlays the beam shapes of all snapshots (equal axis scales).
+fn plot_shapes(path: &Path, snaps: &[BeamSnapshot]) -> anyhow::Result<()> {
+    static FONT: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    let ok = *FONT.get_or_init(|| {
+        plotters::style::register_font("sans-serif", FontStyle::Normal, dejavu::sans::regular())
+            .is_ok()
+    });
+    anyhow::ensure!(ok, "the embedded DejaVu Sans font could not be loaded");
+    let (mut x0, mut x1, mut y0, mut y1) = (f64::MAX, f64::MIN, f64::MAX, f64::MIN);
+    for s in snaps {
+        for p in &s.positions {
+            x0 = x0.min(p[0]);
+            x1 = x1.max(p[0]);
+            y0 = y0.min(p[1]);
+            y1 = y1.max(p[1]);
+        }
+    }
+    // square data window so that shapes are not distorted
+    let span = (x1 - x0).max(y1 - y0).max(1e-9) * 1.1;
+    let (cx, cy) = (0.5 * (x0 + x1), 0.5 * (y0 + y1));
+    let root = BitMapBackend::new(path, (800, 800)).into_drawing_area();
+    root.fill(&WHITE)?;
+    let mut chart = ChartBuilder::on(&root)
+        .caption("Beam shapes (darker = later)", ("sans-serif", 24))
+        .margin(15)
+        .x_label_area_size(45)
+        .y_label_area_size(60)
+        .build_cartesian_2d(
+            cx - 0.5 * span..cx + 0.5 * span,
+            cy - 0.5 * span..cy + 0.5 * span,
+        )?;
+    chart
+        .configure_mesh()
+        .x_desc("r1 [m]")
+        .y_desc("r2 [m]")
+        .label_style(("sans-serif", 16))
+        .draw()?;
+    let n = snaps.len().max(2) - 1;
+    for (k, s) in snaps.iter().enumerate() {
+        let shade = 0.85 * (1.0 - k as f64 / n as f64);
+        let c = RGBColor(
+            (40.0 + 200.0 * shade) as u8,
+            (60.0 + 180.0 * shade) as u8,
+            (200.0 + 40.0 * shade) as u8,
+        );
+        chart.draw_series(LineSeries::new(
+            s.positions.iter().map(|p| (p[0], p[1])),
+            c.stroke_width(2),
+        ))?;
+    }
+    root.present()?;
+    Ok(())
+}

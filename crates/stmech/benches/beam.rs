@@ -1,0 +1,88 @@
+//! Benchmarks of the planar beam: element kernel (residual + exact tangent, discrete
+//! gradient), a static solve (elastica α = 10, 40 quadratic elements, 20 load steps) and 100
+//! energy-momentum steps of the flying beam (10 quadratic elements).
+//!
+//! Run with `cargo bench -p stmech --bench beam`.
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use std::hint::black_box;
+use stmech::beam::dynamics::EnergyMomentumStepper;
+use stmech::beam::element::{BeamElement, MAX_DOFS};
+use stmech::beam::model::*;
+use stmech::beam::section::SectionProperties;
+use stmech::beam::statics::solve_static;
+use stmech::model::load::TimeFunction;
+use stmech::solve::NewtonParams;
+
+fn section() -> SectionProperties {
+    SectionProperties {
+        rho_a: 1.0,
+        rho_i: 10.0,
+        ea: 1e4,
+        ga: 1e4,
+        ei: 500.0,
+    }
+}
+
+fn bench(c: &mut Criterion) {
+    let mut spec = BeamSpec::cantilever(1.0, section(), 40, 2);
+    spec.point_loads.push(PointLoad {
+        node: 80,
+        force: [0.0, 5000.0],
+        moment: 0.0,
+        time_function: TimeFunction::Constant,
+    });
+    let model = BeamModel::try_new(spec).unwrap();
+    let x: Vec<f64> = (0..model.element_dofs())
+        .map(|i| 0.01 * i as f64 + if i % 3 == 0 { 0.02 * i as f64 } else { 0.0 })
+        .collect();
+    let el = model.element(0);
+    c.bench_function("element_residual_tangent_p2", |b| {
+        let (mut f, mut k) = ([0.0; MAX_DOFS], [[0.0; MAX_DOFS]; MAX_DOFS]);
+        b.iter(|| {
+            el.residual_into(black_box(&x), &mut f, Some(&mut k))
+                .unwrap()
+        })
+    });
+    c.bench_function("element_discrete_gradient_p2", |b| {
+        let mut f = [0.0; MAX_DOFS];
+        let x1: Vec<f64> = x.iter().map(|v| v + 0.1).collect();
+        b.iter(|| {
+            el.discrete_gradient_into(black_box(&x), black_box(&x1), &mut f)
+                .unwrap()
+        })
+    });
+    let newton = NewtonParams {
+        tolerance: 1e-8,
+        max_iterations: 30,
+    };
+    c.bench_function("static_elastica_40xp2_20_steps", |b| {
+        b.iter(|| solve_static(&model, 20, &newton).unwrap())
+    });
+    let mut spec = BeamSpec::cantilever(10.0, section(), 10, 2);
+    spec.start = EndCondition::Free;
+    spec.point_loads.push(PointLoad {
+        node: 0,
+        force: [8.0, 0.0],
+        moment: 80.0,
+        time_function: TimeFunction::Table {
+            times: vec![0.0, 2.5, 5.0],
+            values: vec![0.0, 1.0, 0.0],
+        },
+    });
+    let fly = BeamModel::try_new(spec).unwrap();
+    c.bench_function("flying_beam_100_steps", |b| {
+        b.iter(|| {
+            let mut st = EnergyMomentumStepper::at_rest(&fly, 0.05, newton).unwrap();
+            st.run_until(5.0, |_| {}).unwrap();
+            black_box(st.node(20))
+        })
+    });
+}
+
+criterion_group! {
+    name = benches;
+    config = Criterion::default().sample_size(20);
+    targets = bench
+}
+criterion_main!(benches);
