@@ -3,6 +3,7 @@
 //! Exit codes (also in the README): 0 success, 2 invalid input (scenario or command line,
 //! output directory exists), 3 the solver did not converge, 4 I/O error.
 
+mod inverse_run;
 mod plots;
 mod progress;
 mod run;
@@ -10,11 +11,6 @@ mod run;
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
 use std::process::ExitCode;
-
-/// Built-in demo: the rectangular torque of [P, §4.1], shipped in the binary so that
-/// `stmech demo` works from any directory.
-const DEMO_SCENARIO: &str = include_str!("../../../examples/rigid_body/02_rectangular_torque.toml");
-const DEMO_ORIGIN: &str = "examples/rigid_body/02_rectangular_torque.toml (built in)";
 
 #[derive(Parser, Debug)]
 #[command(name = "stmech", version, about = "Space-time Galerkin dynamics of rigid bodies", long_about = None)]
@@ -39,7 +35,7 @@ enum Command {
         #[arg(long)]
         no_plots: bool,
     },
-    /// Run the built-in demo (examples/rigid_body/02_rectangular_torque.toml).
+    /// Run the built-in demo (examples/beam_inverse/example_3_2.toml: [I] Example 3.2).
     Demo {
         /// Output directory.
         #[arg(long, value_name = "DIR", default_value = "out/demo")]
@@ -92,27 +88,23 @@ fn main() -> ExitCode {
             no_plots,
         } => {
             let out = out.unwrap_or_else(|| default_out(&scenario));
-            run::load_path(&scenario).and_then(|s| {
-                run::run(
-                    &s,
-                    &run::RunOptions {
-                        out,
-                        force,
-                        plots: s.plots && !no_plots,
-                    },
-                )
-            })
+            if inverse_run::is_inverse_path(&scenario) {
+                inverse_run::load_path(&scenario)
+                    .and_then(|s| inverse_run::run(&s, out, force, s.plots && !no_plots))
+            } else {
+                run::load_path(&scenario).and_then(|s| {
+                    run::run(
+                        &s,
+                        &run::RunOptions {
+                            out,
+                            force,
+                            plots: s.plots && !no_plots,
+                        },
+                    )
+                })
+            }
         }
-        Command::Demo { out, force } => run::load_str(DEMO_SCENARIO, DEMO_ORIGIN).and_then(|s| {
-            run::run(
-                &s,
-                &run::RunOptions {
-                    out,
-                    force,
-                    plots: s.plots,
-                },
-            )
-        }),
+        Command::Demo { out, force } => inverse_run::run_demo(out, force),
         Command::Check { scenarios } => check(&scenarios),
     };
     match result {
@@ -155,6 +147,17 @@ fn check(paths: &[PathBuf]) -> Result<(), Failure> {
     let mut first_code = None;
     let mut n_bad = 0;
     for path in paths {
+        if inverse_run::is_inverse_path(path) {
+            match inverse_run::load_path(path) {
+                Ok(s) => println!("{}", inverse_run::describe(&s)),
+                Err(f) => {
+                    eprintln!("error: {}", describe(&f.error));
+                    first_code.get_or_insert(f.code);
+                    n_bad += 1;
+                }
+            }
+            continue;
+        }
         match run::load_path(path) {
             Ok(s) => {
                 let n_bodies = s.system.bodies().len();

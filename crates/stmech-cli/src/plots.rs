@@ -15,12 +15,12 @@ const SIZE: (u32, u32) = (900, 600);
 const MAX_POINTS: usize = 2000;
 
 /// One curve.
-struct Series {
-    label: String,
-    points: Vec<(f64, f64)>,
+pub(crate) struct Series {
+    pub(crate) label: String,
+    pub(crate) points: Vec<(f64, f64)>,
 }
 
-fn register_font() -> anyhow::Result<()> {
+pub(crate) fn register_font() -> anyhow::Result<()> {
     static REGISTERED: OnceLock<bool> = OnceLock::new();
     let ok = *REGISTERED.get_or_init(|| {
         plotters::style::register_font("sans-serif", FontStyle::Normal, dejavu::sans::regular())
@@ -138,7 +138,7 @@ pub fn write_all(
 }
 
 /// `[lo, hi]` of all finite values, padded by 5 %; a sensible interval for constant data.
-fn padded_range(values: impl Iterator<Item = f64>) -> (f64, f64) {
+pub(crate) fn padded_range(values: impl Iterator<Item = f64>) -> (f64, f64) {
     let (lo, hi) = values
         .filter(|v| v.is_finite())
         .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| {
@@ -184,7 +184,12 @@ fn tick_label(v: f64, span: f64) -> String {
     }
 }
 
-fn line_chart(path: &Path, title: &str, y_label: &str, series: &[Series]) -> anyhow::Result<()> {
+pub(crate) fn line_chart(
+    path: &Path,
+    title: &str,
+    y_label: &str,
+    series: &[Series],
+) -> anyhow::Result<()> {
     let (x0, x1) = padded_range(series.iter().flat_map(|s| s.points.iter().map(|p| p.0)));
     let (y0, y1) = padded_range(series.iter().flat_map(|s| s.points.iter().map(|p| p.1)));
     let root = BitMapBackend::new(path, SIZE).into_drawing_area();

@@ -3,5 +3,6 @@
 //! [`scenario`] turns a TOML file into a validated model and method; [`output`] writes the
 //! trajectory and run summary into an output directory that appears only on success.
 
+pub mod inverse_scenario;
 pub mod output;
 pub mod scenario;
