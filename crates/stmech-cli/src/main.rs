@@ -5,6 +5,7 @@
 
 mod beam_run;
 mod convergence;
+mod inverse_run;
 mod plots;
 mod progress;
 mod run;
@@ -12,11 +13,6 @@ mod run;
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
 use std::process::ExitCode;
-
-/// Built-in demo: the rectangular torque of [P, §4.1], shipped in the binary so that
-/// `stmech demo` works from any directory.
-const DEMO_SCENARIO: &str = include_str!("../../../examples/rigid_body/02_rectangular_torque.toml");
-const DEMO_ORIGIN: &str = "examples/rigid_body/02_rectangular_torque.toml (built in)";
 
 #[derive(Parser, Debug)]
 #[command(name = "stmech", version, about = "Space-time Galerkin dynamics of rigid bodies", long_about = None)]
@@ -41,7 +37,7 @@ enum Command {
         #[arg(long)]
         no_plots: bool,
     },
-    /// Run the built-in demo (examples/rigid_body/02_rectangular_torque.toml).
+    /// Run the built-in demo (examples/beam_inverse/example_3_2.toml: [I] Example 3.2).
     Demo {
         /// Output directory.
         #[arg(long, value_name = "DIR", default_value = "out/demo")]
@@ -106,6 +102,9 @@ fn main() -> ExitCode {
             let out = out.unwrap_or_else(|| default_out(&scenario));
             if beam_run::is_beam_file(&scenario) {
                 beam_run::run_path(&scenario, &out, force, no_plots)
+            } else if inverse_run::is_inverse_path(&scenario) {
+                inverse_run::load_path(&scenario)
+                    .and_then(|s| inverse_run::run(&s, out, force, s.plots && !no_plots))
             } else {
                 run::load_path(&scenario).and_then(|s| {
                     run::run(
@@ -119,16 +118,7 @@ fn main() -> ExitCode {
                 })
             }
         }
-        Command::Demo { out, force } => run::load_str(DEMO_SCENARIO, DEMO_ORIGIN).and_then(|s| {
-            run::run(
-                &s,
-                &run::RunOptions {
-                    out,
-                    force,
-                    plots: s.plots,
-                },
-            )
-        }),
+        Command::Demo { out, force } => inverse_run::run_demo(out, force),
         Command::Convergence { out, force } => convergence::run(&out, force),
         Command::Check { scenarios } => check(&scenarios),
     };
@@ -175,6 +165,17 @@ fn check(paths: &[PathBuf]) -> Result<(), Failure> {
         if beam_run::is_beam_file(path) {
             match beam_run::check_path(path) {
                 Ok(line) => println!("{line}"),
+                Err(f) => {
+                    eprintln!("error: {}", describe(&f.error));
+                    first_code.get_or_insert(f.code);
+                    n_bad += 1;
+                }
+            }
+            continue;
+        }
+        if inverse_run::is_inverse_path(path) {
+            match inverse_run::load_path(path) {
+                Ok(s) => println!("{}", inverse_run::describe(&s)),
                 Err(f) => {
                     eprintln!("error: {}", describe(&f.error));
                     first_code.get_or_insert(f.code);

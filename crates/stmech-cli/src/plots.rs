@@ -22,7 +22,7 @@ pub struct Series {
     pub points: Vec<(f64, f64)>,
 }
 
-fn register_font() -> anyhow::Result<()> {
+pub(crate) fn register_font() -> anyhow::Result<()> {
     static REGISTERED: OnceLock<bool> = OnceLock::new();
     let ok = *REGISTERED.get_or_init(|| {
         plotters::style::register_font("sans-serif", FontStyle::Normal, dejavu::sans::regular())
@@ -140,7 +140,7 @@ pub fn write_all(
 }
 
 /// `[lo, hi]` of all finite values, padded by 5 %; a sensible interval for constant data.
-fn padded_range(values: impl Iterator<Item = f64>) -> (f64, f64) {
+pub(crate) fn padded_range(values: impl Iterator<Item = f64>) -> (f64, f64) {
     let (lo, hi) = values
         .filter(|v| v.is_finite())
         .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| {

@@ -434,3 +434,87 @@ fn convergence_study_writes_table_plot_and_slopes() {
         assert!((slope(m) - expected).abs() < 0.3, "{m}: {}", slope(m));
     }
 }
+
+// ---------------------------------------------------------------------------------------
+// Beam inverse scenarios (issue 5).
+
+fn inverse_scenario() -> String {
+    std::fs::read_to_string(examples_dir().join("beam_inverse/example_3_2.toml"))
+        .unwrap()
+        .replace("resolution = 20", "resolution = 8")
+}
+
+fn code(out: &Output) -> i32 {
+    out.status.code().unwrap_or(-1)
+}
+
+#[test]
+fn inverse_run_writes_outputs_and_bad_inputs_fail_cleanly() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("inv.toml"), inverse_scenario()).unwrap();
+    let out = stmech(d, &["run", "inv.toml", "--out", "res"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let csv = std::fs::read_to_string(d.join("res/actuation.csv")).unwrap();
+    assert!(csv.starts_with("t,f_x,f_y,m\n"));
+    for f in ["tip.csv", "summary.json", "actuation.png", "snapshots.png"] {
+        assert!(d.join("res").join(f).exists(), "{f}");
+    }
+    // non-positive material data
+    let out = check_text(
+        d,
+        "a.toml",
+        &inverse_scenario().replace("ea = 1.0", "ea = 0.0"),
+    );
+    assert_eq!(code(&out), 2);
+    assert!(stderr(&out).contains("beam.section.ea"), "{}", stderr(&out));
+    // mesh violating the sideways CFL condition: exit 2 with the fix
+    let bad = inverse_scenario().replace("resolution = 8", "elements_s = 10\nelements_t = 240");
+    let out = check_text(d, "b.toml", &bad);
+    assert_eq!(code(&out), 2);
+    assert!(
+        stderr(&out).contains("at most 120 time elements"),
+        "{}",
+        stderr(&out)
+    );
+    // CSV trajectories: wrong start, kink
+    let mut wrong = String::from("t,x,y,theta\n");
+    let mut kink = String::from("t,x,y,theta\n");
+    for k in 0..=600 {
+        let t = 6.0 * k as f64 / 600.0;
+        wrong.push_str(&format!("{t},0.9,0,0\n"));
+        kink.push_str(&format!("{t},{},0,0\n", 1.0 + 0.05 * (t - 2.0).max(0.0)));
+    }
+    std::fs::write(d.join("wrong.csv"), wrong).unwrap();
+    std::fs::write(d.join("kink.csv"), kink).unwrap();
+    let csv_scenario = |file: &str| {
+        let s = inverse_scenario();
+        let i = s.find("[trajectory]").unwrap();
+        let j = s.find("[time]").unwrap();
+        format!(
+            "{}[trajectory]\nkind = \"csv\"\npath = \"{file}\"\n\n{}",
+            &s[..i],
+            &s[j..]
+        )
+    };
+    let out = check_text(d, "c.toml", &csv_scenario("wrong.csv"));
+    assert_eq!(code(&out), 2);
+    assert!(stderr(&out).contains("initial pose"), "{}", stderr(&out));
+    let out = check_text(d, "k.toml", &csv_scenario("kink.csv"));
+    assert_eq!(code(&out), 2);
+    assert!(
+        stderr(&out).contains("velocity γ' jumps"),
+        "{}",
+        stderr(&out)
+    );
+    // Newton failure: exit 3, no panic
+    let hard = inverse_scenario().replace("max_iterations = 30", "max_iterations = 1");
+    std::fs::write(d.join("h.toml"), hard).unwrap();
+    let out = stmech(d, &["run", "h.toml", "--out", "hres"]);
+    assert_eq!(code(&out), 3, "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("Newton did not converge"),
+        "{}",
+        stderr(&out)
+    );
+}

@@ -17,6 +17,7 @@ pub mod basis;
 pub mod beam;
 pub mod discretize;
 pub mod error;
+pub mod inverse;
 pub mod io;
 pub mod math;
 pub mod model;

@@ -6,6 +6,7 @@
 //! shapes for ParaView.
 
 pub mod beam_scenario;
+pub mod inverse_scenario;
 pub mod output;
 pub mod scenario;
 pub mod vtk;

@@ -1,0 +1,383 @@
+//! `run`/`demo`/`check` for beam inverse scenarios (`problem = "beam-inverse"`): solve, then
+//! write `actuation.csv`, `tip.csv`, `actuation.png`, `snapshots.png` and `summary.json`.
+
+use crate::Failure;
+use crate::plots::{padded_range, register_font};
+use anyhow::Context;
+use plotters::prelude::*;
+use serde_json::json;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+use stmech::inverse::{InverseError, SpaceTimeSolution, solve_inverse};
+use stmech::io::inverse_scenario::InverseScenario;
+use stmech::io::output::{OutputDir, OutputError, write_json};
+use stmech::io::scenario::ScenarioError;
+
+/// Built-in demo: `[I]` Example 3.2.
+pub const DEMO_SCENARIO: &str = include_str!("../../../examples/beam_inverse/example_3_2.toml");
+/// Where the demo comes from.
+pub const DEMO_ORIGIN: &str = "examples/beam_inverse/example_3_2.toml (built in)";
+
+/// Whether the file at `path` is an inverse scenario (unreadable files are not; the
+/// rigid-body loader reports them).
+pub fn is_inverse_path(path: &Path) -> bool {
+    std::fs::read_to_string(path).is_ok_and(|t| stmech::io::inverse_scenario::is_inverse(&t))
+}
+
+fn scenario_failure(e: ScenarioError) -> Failure {
+    let code = match &e {
+        ScenarioError::Read { .. } => Failure::IO,
+        _ => Failure::INPUT,
+    };
+    Failure::new(code, e)
+}
+
+fn output_failure(e: OutputError) -> Failure {
+    let code = match e {
+        OutputError::Exists(_) | OutputError::BadPath(_) => Failure::INPUT,
+        _ => Failure::IO,
+    };
+    Failure::new(code, e)
+}
+
+/// Loads and validates a scenario file.
+pub fn load_path(path: &Path) -> Result<InverseScenario, Failure> {
+    InverseScenario::from_path(path).map_err(scenario_failure)
+}
+
+/// One line for `stmech check`.
+pub fn describe(s: &InverseScenario) -> String {
+    format!(
+        "ok: {}: beam-inverse, L = {} m, {:?} law, t = [{}, {}] s, mesh {} × {} (hs = {:.4} m, ht = {:.4} s{})",
+        s.origin,
+        s.beam.length,
+        s.beam.law,
+        s.mesh.t_start,
+        s.mesh.t_end,
+        s.mesh.elements_s,
+        s.mesh.elements_t,
+        s.beam.length / s.mesh.elements_s as f64,
+        s.mesh.ht(),
+        if s.mesh_auto {
+            ", time step chosen from the wave speeds"
+        } else {
+            ""
+        }
+    )
+}
+
+/// Runs the built-in demo.
+pub fn run_demo(out: PathBuf, force: bool) -> Result<(), Failure> {
+    let s = InverseScenario::from_toml_str(DEMO_SCENARIO, DEMO_ORIGIN, Path::new("."))
+        .map_err(scenario_failure)?;
+    let plots = s.plots;
+    run(&s, out, force, plots)
+}
+
+/// Start and end of the actuation: first and last time node where `|F|` exceeds
+/// `rel` × its peak.
+fn activity(sol: &SpaceTimeSolution, rel: f64) -> (f64, f64) {
+    let mag = |f: &[f64; 3]| f.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+    let peak = sol.actuation.iter().map(mag).fold(0.0, f64::max);
+    let on: Vec<usize> = (0..sol.t.len())
+        .filter(|&j| mag(&sol.actuation[j]) > rel * peak)
+        .collect();
+    match (on.first(), on.last()) {
+        (Some(&a), Some(&b)) => (sol.t[a], sol.t[b]),
+        _ => (f64::NAN, f64::NAN),
+    }
+}
+
+fn failed_summary(s: &InverseScenario, e: &InverseError, secs: f64) -> serde_json::Value {
+    let history = match e {
+        InverseError::NewtonFailed { history, .. } => json!(history),
+        _ => serde_json::Value::Null,
+    };
+    json!({
+        "stmech_version": env!("CARGO_PKG_VERSION"),
+        "status": "failed",
+        "problem": "beam-inverse",
+        "error": e.to_string(),
+        "newton_residuals": history,
+        "scenario": { "origin": s.origin, "input": s.echo },
+        "wall_time_seconds": secs,
+    })
+}
+
+/// Solves and writes all outputs.
+pub fn run(s: &InverseScenario, out: PathBuf, force: bool, plots: bool) -> Result<(), Failure> {
+    let started = Instant::now();
+    let dir = OutputDir::prepare(&out, force).map_err(output_failure)?;
+    eprintln!("stmech: {}", describe(s).trim_start_matches("ok: "));
+    let t = Instant::now();
+    let result = solve_inverse(&s.beam, &s.mesh, s.trajectory.as_ref(), &s.newton);
+    let secs = t.elapsed().as_secs_f64();
+    let sol = match result {
+        Ok(sol) => sol,
+        Err(e) => {
+            let code = match e {
+                InverseError::Input(_)
+                | InverseError::MeshRatio(_)
+                | InverseError::Trajectory(_) => Failure::INPUT,
+                _ => Failure::SOLVER,
+            };
+            let summary = failed_summary(s, &e, secs);
+            let err = match dir.fail(&summary) {
+                Ok(p) => {
+                    anyhow::anyhow!("{e}\nNewton history: {}", p.join("summary.json").display())
+                }
+                Err(w) => anyhow::anyhow!("{e}\n(saving the failure summary failed too: {w})"),
+            };
+            return Err(Failure::new(code, err));
+        }
+    };
+    write_csvs(dir.path(), s, &sol).map_err(|e| Failure::new(Failure::IO, e))?;
+    let mut files = vec!["actuation.csv", "tip.csv"];
+    if plots {
+        register_font().map_err(|e| Failure::new(Failure::IO, e))?;
+        plot_actuation(&dir.file("actuation.png"), &sol)
+            .map_err(|e| Failure::new(Failure::IO, e))?;
+        plot_snapshots(&dir.file("snapshots.png"), &sol)
+            .map_err(|e| Failure::new(Failure::IO, e))?;
+        files.extend(["actuation.png", "snapshots.png"]);
+    }
+    let summary = summary_ok(s, &sol, secs);
+    write_json(&dir.file("summary.json"), &summary).map_err(output_failure)?;
+    files.push("summary.json");
+    let out = dir.commit().map_err(output_failure)?;
+    let p = &summary["actuation"];
+    println!(
+        "Newton: {} iterations, residuals {}",
+        sol.newton.iterations,
+        sol.newton
+            .residuals
+            .iter()
+            .map(|r| format!("{r:.1e}"))
+            .collect::<Vec<_>>()
+            .join(" → ")
+    );
+    println!(
+        "actuation (applied to the beam at s = 0): peak |f_x| = {:.4} N, |f_y| = {:.4} N, |m| = {:.4} N·m; active from t = {:.3} s to {:.3} s",
+        p["peak_abs"][0].as_f64().unwrap_or(f64::NAN),
+        p["peak_abs"][1].as_f64().unwrap_or(f64::NAN),
+        p["peak_abs"][2].as_f64().unwrap_or(f64::NAN),
+        p["start_time"].as_f64().unwrap_or(f64::NAN),
+        p["end_time"].as_f64().unwrap_or(f64::NAN),
+    );
+    println!(
+        "tip tracking error (max over time nodes): {:.3e}",
+        summary["tip_tracking_error"].as_f64().unwrap_or(f64::NAN)
+    );
+    println!(
+        "wall time: {secs:.3} s solve, {:.3} s total",
+        started.elapsed().as_secs_f64()
+    );
+    println!("output: {} ({})", out.display(), files.join(", "));
+    Ok(())
+}
+
+fn tracking_error(s: &InverseScenario, sol: &SpaceTimeSolution) -> f64 {
+    (0..sol.t.len()).fold(0.0f64, |m, j| {
+        let (a, b) = (sol.tip(j), s.trajectory.pose(sol.t[j]));
+        (0..3).fold(m, |m, c| m.max((a[c] - b[c]).abs()))
+    })
+}
+
+fn summary_ok(s: &InverseScenario, sol: &SpaceTimeSolution, secs: f64) -> serde_json::Value {
+    let mut peak = [0.0f64; 3];
+    for f in &sol.actuation {
+        for c in 0..3 {
+            peak[c] = peak[c].max(f[c].abs());
+        }
+    }
+    let (start, end) = activity(sol, 1e-3);
+    let (start6, end6) = activity(sol, 1e-6);
+    let at_ref = stmech::inverse::mesh_ratio::MeshRatio::evaluate(
+        &s.beam.section,
+        s.beam.law,
+        1.0,
+        sol.hs(),
+        s.mesh.ht(),
+    );
+    let at_sol = sol.mesh_ratio_at_solution();
+    json!({
+        "stmech_version": env!("CARGO_PKG_VERSION"),
+        "status": "ok",
+        "problem": "beam-inverse",
+        "error": serde_json::Value::Null,
+        "scenario": { "origin": s.origin, "input": s.echo },
+        "mesh": {
+            "elements_s": s.mesh.elements_s,
+            "elements_t": s.mesh.elements_t,
+            "hs": sol.hs(),
+            "ht": s.mesh.ht(),
+            "time_step_chosen_automatically": s.mesh_auto,
+            "unknowns": sol.newton.unknowns,
+            "jacobian_nonzeros": sol.newton.nonzeros,
+        },
+        "wave_speeds": {
+            "bending_shear_axial_at_reference": at_ref.wave_speeds,
+            "c_min": at_ref.c_min,
+            "sideways_courant_number": at_ref.courant,
+            "limit": stmech::inverse::mesh_ratio::LIMIT,
+            "max_stretch": sol.max_stretch(),
+            "sideways_courant_number_at_max_stretch": at_sol.courant,
+            "condition_holds_at_max_stretch": at_sol.holds(),
+        },
+        "newton": {
+            "tolerance": s.newton.tolerance,
+            "iterations": sol.newton.iterations,
+            "residuals": sol.newton.residuals,
+            "assembly_seconds": sol.newton.assembly_seconds,
+            "linear_solve_seconds": sol.newton.linear_seconds,
+        },
+        "tip_tracking_error": tracking_error(s, sol),
+        "actuation": {
+            "convention": "force and moment applied by the actuator to the beam at s = 0, global frame (F = -f, f = B d_s x(0,t) of [I] Eq. 3)",
+            "peak_abs": peak,
+            "start_time": start,
+            "end_time": end,
+            "activity_threshold": "first/last time |F| > 1e-3 of its peak",
+            "start_time_1e-6": start6,
+            "end_time_1e-6": end6,
+        },
+        "trajectory_motion_interval": s.trajectory.motion_interval(),
+        "wall_time_seconds": secs,
+    })
+}
+
+fn write_csvs(dir: &Path, s: &InverseScenario, sol: &SpaceTimeSolution) -> anyhow::Result<()> {
+    let path = dir.join("actuation.csv");
+    let mut w = std::io::BufWriter::new(
+        std::fs::File::create(&path).with_context(|| format!("creating {}", path.display()))?,
+    );
+    writeln!(w, "t,f_x,f_y,m")?;
+    for (t, f) in sol.actuation_samples() {
+        writeln!(w, "{t},{},{},{}", f[0], f[1], f[2])?;
+    }
+    w.flush()?;
+    let path = dir.join("tip.csv");
+    let mut w = std::io::BufWriter::new(
+        std::fs::File::create(&path).with_context(|| format!("creating {}", path.display()))?,
+    );
+    writeln!(w, "t,x,y,theta,x_prescribed,y_prescribed,theta_prescribed")?;
+    for (j, &t) in sol.t.iter().enumerate() {
+        let (a, g) = (sol.tip(j), s.trajectory.pose(t));
+        writeln!(
+            w,
+            "{t},{},{},{},{},{},{}",
+            a[0], a[1], a[2], g[0], g[1], g[2]
+        )?;
+    }
+    w.flush()?;
+    Ok(())
+}
+
+/// `[I]` Fig. 1: force components (left) and torque (right) against time.
+fn plot_actuation(path: &Path, sol: &SpaceTimeSolution) -> anyhow::Result<()> {
+    let root = BitMapBackend::new(path, (1400, 560)).into_drawing_area();
+    root.fill(&WHITE)?;
+    let (left, right) = root.split_horizontally(700);
+    let (t0, t1) = (sol.t[0], sol.t[sol.t.len() - 1]);
+    type Panel<'a, A> = (&'a A, &'a str, &'a str, Vec<(usize, &'a str, RGBColor)>);
+    let panels: [Panel<'_, DrawingArea<_, _>>; 2] = [
+        (
+            &left,
+            "Actuating force at s = 0",
+            "force [N]",
+            vec![(0, "f_x", BLUE), (1, "f_y", RED)],
+        ),
+        (
+            &right,
+            "Actuating torque at s = 0",
+            "torque [N·m]",
+            vec![(2, "m", BLACK)],
+        ),
+    ];
+    for (area, title, ylab, comps) in panels {
+        let (y0, y1) = padded_range(
+            comps
+                .iter()
+                .flat_map(|&(c, _, _)| sol.actuation.iter().map(move |f| f[c])),
+        );
+        let mut chart = ChartBuilder::on(area)
+            .caption(title, ("sans-serif", 22))
+            .margin(14)
+            .x_label_area_size(45)
+            .y_label_area_size(70)
+            .build_cartesian_2d(t0..t1, y0..y1)?;
+        chart.configure_mesh().x_desc("t [s]").y_desc(ylab).draw()?;
+        for (c, name, color) in comps {
+            chart
+                .draw_series(LineSeries::new(
+                    sol.t.iter().zip(&sol.actuation).map(|(&t, f)| (t, f[c])),
+                    color.stroke_width(2),
+                ))?
+                .label(name)
+                .legend(move |(x, y)| {
+                    PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
+                });
+        }
+        chart
+            .configure_series_labels()
+            .background_style(WHITE.mix(0.8))
+            .border_style(BLACK)
+            .draw()?;
+    }
+    root.present()
+        .with_context(|| format!("writing {}", path.display()))?;
+    Ok(())
+}
+
+/// `[I]` Fig. 2: snapshots of the beam (about 13 evenly spaced times) and the tip path.
+fn plot_snapshots(path: &Path, sol: &SpaceTimeSolution) -> anyhow::Result<()> {
+    let ns1 = sol.s.len();
+    let nt1 = sol.t.len();
+    let xs = sol.x.iter().map(|x| x[0]);
+    let ys = sol.x.iter().map(|x| x[1]);
+    let (x0, x1) = padded_range(xs);
+    let (y0, y1) = padded_range(ys);
+    // equal aspect ratio
+    let span = (x1 - x0).max(y1 - y0);
+    let (cx, cy) = (0.5 * (x0 + x1), 0.5 * (y0 + y1));
+    let root = BitMapBackend::new(path, (800, 800)).into_drawing_area();
+    root.fill(&WHITE)?;
+    let mut chart = ChartBuilder::on(&root)
+        .caption("Snapshots of the beam", ("sans-serif", 22))
+        .margin(14)
+        .x_label_area_size(45)
+        .y_label_area_size(60)
+        .build_cartesian_2d(
+            cx - 0.5 * span..cx + 0.5 * span,
+            cy - 0.5 * span..cy + 0.5 * span,
+        )?;
+    chart
+        .configure_mesh()
+        .x_desc("x [m]")
+        .y_desc("y [m]")
+        .draw()?;
+    let tip: Vec<(f64, f64)> = (0..nt1).map(|j| (sol.tip(j)[0], sol.tip(j)[1])).collect();
+    chart
+        .draw_series(LineSeries::new(tip, RED.stroke_width(1)))?
+        .label("tip path")
+        .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], RED));
+    let n_snap = 12;
+    for k in 0..=n_snap {
+        let j = k * (nt1 - 1) / n_snap;
+        let shade = 0.25 + 0.75 * k as f64 / n_snap as f64;
+        let color = RGBColor(0, 0, (255.0 * shade) as u8);
+        let pts: Vec<(f64, f64)> = (0..ns1)
+            .map(|i| (sol.x_at(i, j)[0], sol.x_at(i, j)[1]))
+            .collect();
+        chart.draw_series(LineSeries::new(pts, color.stroke_width(2)))?;
+    }
+    chart
+        .configure_series_labels()
+        .background_style(WHITE.mix(0.8))
+        .border_style(BLACK)
+        .draw()?;
+    root.present()
+        .with_context(|| format!("writing {}", path.display()))?;
+    Ok(())
+}

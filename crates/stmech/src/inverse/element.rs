@@ -1,0 +1,350 @@
+//! The bilinear space-time element of the planar geometrically exact beam, `[I]` Eq. 31-33.
+//!
+//! # Continuous form
+//! Unknown fields per point `(s, t)`: the configuration `x = (r1, r2, θ)` and the velocity
+//! `v = ∂t x`. With test functions `w1, w2` the element contributes to `[I]` Eq. 33:
+//!
+//! ```text
+//! R1 = ∫∫ w1 · (∂t x − v)                               ds dt
+//! R2 = ∫∫ w2 · A ∂t v  +  δΨ(x; w2)                     ds dt
+//! δΨ(x; w) = n · ∂s w_r  +  M ∂s w_θ  −  (r' × n) w_θ
+//! ```
+//!
+//! with `A = diag(ρA, ρA, ρI)`, the global force `n = N d3 + Q d1`, the moment `M`, and
+//! `r' × n = ν Q − γ N` (scalar in the plane). `δΨ` is the exact variation of the stored
+//! energy `∫ Ψ(ν, γ, κ) ds` ([`crate::beam::section`]), i.e. `∫ ∂s w · B ∂s x − w · C` of
+//! `[I]` Eq. 33 for this beam, so the same kernel serves the quadratic and the log law.
+//! Boundary terms (actuation at `s = 0`, tip law at `s = L`) and the servo constraint belong to
+//! the global assembly ([`super::solver`]), not to the element.
+//!
+//! # Discrete form
+//! Bubnov–Galerkin with bilinear tensor-product shape functions `N_a(s, t) = S_a(s) T_a(t)` for
+//! `x`, `v`, `w1` and `w2`. Node order `a = is + 2 it` (`is, it ∈ {0, 1}`), local dof
+//! `6a + c` with `c < 3` the components of `x` and `c ≥ 3` those of `v`. The residual row
+//! `6a + c` (`c < 3`) is `R1` tested with `N_a e_c`, row `6a + 3 + c` is `R2` tested with
+//! `N_a e_c`.
+//!
+//! Quadrature: 2 × 2 Gauss points for `R1` and the inertia (exact for bilinear fields), 1 × 2
+//! for `δΨ` (one point in `s`: the standard uniformly reduced integration of linear
+//! Simo–Reissner elements, free of shear locking; exact for the linear wave equation).
+//!
+//! # Tangent
+//! `∂R/∂q` is exact: with the strain variables `e = (r1', r2', θ, θ')` and the generalised
+//! stresses `g = (n1, n2, −r'×n, M)`, `δΨ = Σ g · δe` and its linearisation is
+//! `δeᵀ (∂g/∂e) Δe`, where `∂g/∂e` is the symmetric Hessian of `Ψ` in these variables:
+//!
+//! ```text
+//! ∂n/∂r'   = N_ν d3⊗d3 + GA d1⊗d1
+//! ∂n/∂θ    = (N_ν γ − Q) d3 + (N − GA ν) d1          (= ∂(−r'×n)/∂r')
+//! ∂(−r'×n)/∂θ = N_ν γ² − N ν + GA ν² − Q γ
+//! ∂M/∂θ'   = EI
+//! ```
+//!
+//! The kernel writes into caller-owned fixed-size arrays and allocates nothing.
+
+use crate::basis::GaussLegendre;
+use crate::beam::section::{ConstitutiveLaw, ReferenceStrains, SectionProperties, strains};
+
+/// Local unknowns of one element: 4 nodes × (3 positions/rotation + 3 velocities).
+pub const N_DOF: usize = 24;
+
+/// Element failure that a Newton iteration must treat as a rejected step.
+#[derive(Debug, Clone, Copy, PartialEq, thiserror::Error)]
+pub enum ElementError {
+    /// The stretch `ν` left the domain of the law (log law: `ν ≤ 0`) or became non-finite.
+    #[error("the beam is compressed to zero length (stretch ν = {nu:.3e}) in an element")]
+    Inverted {
+        /// The offending stretch.
+        nu: f64,
+    },
+}
+
+/// A space-time element: local residual and tangent of its weak form.
+pub trait SpaceTimeElement {
+    /// Writes the residual `R^e(q^e)` into `r` and, if `k` is given, the exact tangent
+    /// `∂R^e/∂q^e` (row-major, `k[row][col]`). Both are overwritten, not accumulated.
+    fn residual_into(
+        &self,
+        q: &[f64; N_DOF],
+        r: &mut [f64; N_DOF],
+        k: Option<&mut [[f64; N_DOF]; N_DOF]>,
+    ) -> Result<(), ElementError>;
+}
+
+/// Shape data at one quadrature point: values, `∂s`, `∂t` of the 4 shape functions and the
+/// weight times the element area.
+#[derive(Clone, Copy, Debug)]
+struct Point {
+    n: [f64; 4],
+    n_s: [f64; 4],
+    n_t: [f64; 4],
+    w: f64,
+}
+
+fn points(hs: f64, ht: f64, ns: usize, nt: usize) -> Vec<Point> {
+    let (gs, gt) = (GaussLegendre::new(ns), GaussLegendre::new(nt));
+    let mut out = Vec::with_capacity(ns * nt);
+    for (&xi, &wx) in gs.points.iter().zip(&gs.weights) {
+        for (&tau, &wt) in gt.points.iter().zip(&gt.weights) {
+            let s = [1.0 - xi, xi];
+            let ds = [-1.0 / hs, 1.0 / hs];
+            let t = [1.0 - tau, tau];
+            let dt = [-1.0 / ht, 1.0 / ht];
+            let mut p = Point {
+                n: [0.0; 4],
+                n_s: [0.0; 4],
+                n_t: [0.0; 4],
+                w: wx * wt * hs * ht,
+            };
+            for a in 0..4 {
+                let (is, it) = (a % 2, a / 2);
+                p.n[a] = s[is] * t[it];
+                p.n_s[a] = ds[is] * t[it];
+                p.n_t[a] = s[is] * dt[it];
+            }
+            out.push(p);
+        }
+    }
+    out
+}
+
+/// The bilinear space-time element of the planar beam on a rectangle `hs × ht`.
+#[derive(Clone, Debug)]
+pub struct BeamSpaceTimeElement {
+    section: SectionProperties,
+    law: ConstitutiveLaw,
+    reference: ReferenceStrains,
+    inertia_points: Vec<Point>,
+    stiffness_points: Vec<Point>,
+}
+
+impl BeamSpaceTimeElement {
+    /// Element of size `hs` (m) by `ht` (s) for a straight stress-free reference.
+    pub fn new(section: SectionProperties, law: ConstitutiveLaw, hs: f64, ht: f64) -> Self {
+        Self {
+            section,
+            law,
+            reference: ReferenceStrains::STRAIGHT,
+            inertia_points: points(hs, ht, 2, 2),
+            stiffness_points: points(hs, ht, 1, 2),
+        }
+    }
+
+    /// Stored energy `∫ Ψ ds` of one space element with end values `x_a`, `x_b` (J); the
+    /// same one-point rule as the stiffness term, so it is the energy the discrete
+    /// equations conserve (or not).
+    pub fn strain_energy(&self, hs: f64, xa: [f64; 3], xb: [f64; 3]) -> f64 {
+        let dr = [(xb[0] - xa[0]) / hs, (xb[1] - xa[1]) / hs];
+        let th = 0.5 * (xa[2] + xb[2]);
+        let e = strains(dr, th, (xb[2] - xa[2]) / hs);
+        hs * self.law.energy(&self.section, e, self.reference)
+    }
+
+    /// Inertia `A = diag(ρA, ρA, ρI)`.
+    fn inertia(&self) -> [f64; 3] {
+        [self.section.rho_a, self.section.rho_a, self.section.rho_i]
+    }
+}
+
+impl SpaceTimeElement for BeamSpaceTimeElement {
+    fn residual_into(
+        &self,
+        q: &[f64; N_DOF],
+        r: &mut [f64; N_DOF],
+        mut k: Option<&mut [[f64; N_DOF]; N_DOF]>,
+    ) -> Result<(), ElementError> {
+        r.fill(0.0);
+        if let Some(k) = k.as_deref_mut() {
+            for row in k.iter_mut() {
+                row.fill(0.0);
+            }
+        }
+        let a_in = self.inertia();
+        // R1 = ∫ N_a (∂t x − v), R2 ⊃ ∫ N_a A ∂t v  (2 × 2 Gauss, exact).
+        for p in &self.inertia_points {
+            let mut x_t = [0.0; 3];
+            let mut v = [0.0; 3];
+            let mut v_t = [0.0; 3];
+            for b in 0..4 {
+                for c in 0..3 {
+                    x_t[c] += p.n_t[b] * q[6 * b + c];
+                    v[c] += p.n[b] * q[6 * b + 3 + c];
+                    v_t[c] += p.n_t[b] * q[6 * b + 3 + c];
+                }
+            }
+            for a in 0..4 {
+                let wa = p.w * p.n[a];
+                for c in 0..3 {
+                    r[6 * a + c] += wa * (x_t[c] - v[c]);
+                    r[6 * a + 3 + c] += wa * a_in[c] * v_t[c];
+                }
+            }
+            if let Some(k) = k.as_deref_mut() {
+                for a in 0..4 {
+                    let wa = p.w * p.n[a];
+                    for b in 0..4 {
+                        let (wt, wn) = (wa * p.n_t[b], wa * p.n[b]);
+                        for c in 0..3 {
+                            k[6 * a + c][6 * b + c] += wt;
+                            k[6 * a + c][6 * b + 3 + c] -= wn;
+                            k[6 * a + 3 + c][6 * b + 3 + c] += wt * a_in[c];
+                        }
+                    }
+                }
+            }
+        }
+        // δΨ = g · δe with e = (r1', r2', θ, θ'), g = (n1, n2, −r'×n, M)  (1 × 2 Gauss).
+        let sec = &self.section;
+        for p in &self.stiffness_points {
+            let mut e = [0.0; 4];
+            let mut th = 0.0;
+            for b in 0..4 {
+                e[0] += p.n_s[b] * q[6 * b];
+                e[1] += p.n_s[b] * q[6 * b + 1];
+                th += p.n[b] * q[6 * b + 2];
+                e[3] += p.n_s[b] * q[6 * b + 2];
+            }
+            e[2] = th;
+            let st = strains([e[0], e[1]], th, e[3]);
+            if !(st.nu.is_finite() && (self.law != ConstitutiveLaw::Log || st.nu > 0.0)) {
+                return Err(ElementError::Inverted { nu: st.nu });
+            }
+            let res = self.law.resultants(sec, st, self.reference);
+            let (sn, cs) = th.sin_cos();
+            let d3 = [cs, sn];
+            let d1 = [-sn, cs];
+            let (nn, qq, nu, ga) = (res.axial, res.shear, st.nu, st.gamma);
+            // n = N d3 + Q d1;  −r'×n = N γ − Q ν
+            let g = [
+                nn * d3[0] + qq * d1[0],
+                nn * d3[1] + qq * d1[1],
+                nn * ga - qq * nu,
+                res.moment,
+            ];
+            // δe of the dof (a, c): c = 0, 1 → N_a,s in slot c; c = 2 → (N_a, N_a,s) in slots 2, 3.
+            for a in 0..4 {
+                let w = p.w;
+                r[6 * a + 3] += w * p.n_s[a] * g[0];
+                r[6 * a + 4] += w * p.n_s[a] * g[1];
+                r[6 * a + 5] += w * (p.n[a] * g[2] + p.n_s[a] * g[3]);
+            }
+            if let Some(k) = k.as_deref_mut() {
+                let (dn, dq) = (res.d_axial, res.d_shear);
+                let mut h = [[0.0; 4]; 4];
+                for i in 0..2 {
+                    for j in 0..2 {
+                        h[i][j] = dn * d3[i] * d3[j] + dq * d1[i] * d1[j];
+                    }
+                    // ∂n/∂θ = (N_ν γ − Q) d3 + (N − GA ν) d1
+                    h[i][2] = (dn * ga - qq) * d3[i] + (nn - dq * nu) * d1[i];
+                    h[2][i] = h[i][2];
+                }
+                h[2][2] = dn * ga * ga - nn * nu + dq * nu * nu - qq * ga;
+                h[3][3] = res.d_moment;
+                // δe vectors of the four nodes: rows of (N_s, N_s, N, N_s) per component.
+                let de = |a: usize, c: usize| -> [f64; 4] {
+                    match c {
+                        0 => [p.n_s[a], 0.0, 0.0, 0.0],
+                        1 => [0.0, p.n_s[a], 0.0, 0.0],
+                        _ => [0.0, 0.0, p.n[a], p.n_s[a]],
+                    }
+                };
+                for a in 0..4 {
+                    for c in 0..3 {
+                        let ea = de(a, c);
+                        let mut hea = [0.0; 4];
+                        for i in 0..4 {
+                            for j in 0..4 {
+                                hea[j] += ea[i] * h[i][j];
+                            }
+                        }
+                        for b in 0..4 {
+                            for d in 0..3 {
+                                let eb = de(b, d);
+                                let v: f64 = (0..4).map(|j| hea[j] * eb[j]).sum();
+                                k[6 * a + 3 + c][6 * b + d] += p.w * v;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SEC: SectionProperties = SectionProperties {
+        rho_a: 2.0,
+        rho_i: 0.5,
+        ea: 30.0,
+        ga: 12.0,
+        ei: 3.0,
+    };
+
+    fn state() -> [f64; N_DOF] {
+        let mut q = [0.0; N_DOF];
+        for (i, v) in q.iter_mut().enumerate() {
+            *v = 0.1 * ((i as f64) * 1.7).sin();
+        }
+        // positions of a deformed, rotated element: s = 0 at 0, s = hs at about (0.25, 0.1)
+        for a in 0..4 {
+            let (is, it) = (a % 2, a / 2);
+            q[6 * a] += 0.25 * is as f64 + 0.02 * it as f64;
+            q[6 * a + 1] += 0.1 * is as f64;
+            q[6 * a + 2] += 0.4 + 0.1 * it as f64;
+        }
+        q
+    }
+
+    /// The tangent is the derivative of the residual (central differences, both laws).
+    #[test]
+    fn tangent_matches_finite_differences() {
+        for law in [ConstitutiveLaw::Quadratic, ConstitutiveLaw::Log] {
+            let el = BeamSpaceTimeElement::new(SEC, law, 0.25, 0.1);
+            let q = state();
+            let mut r = [0.0; N_DOF];
+            let mut k = [[0.0; N_DOF]; N_DOF];
+            el.residual_into(&q, &mut r, Some(&mut k)).unwrap();
+            let h = 1e-6;
+            let mut worst: f64 = 0.0;
+            let scale = k.iter().flatten().fold(0.0f64, |m, v| m.max(v.abs()));
+            for j in 0..N_DOF {
+                let (mut qp, mut qm) = (q, q);
+                qp[j] += h;
+                qm[j] -= h;
+                let (mut rp, mut rm) = ([0.0; N_DOF], [0.0; N_DOF]);
+                el.residual_into(&qp, &mut rp, None).unwrap();
+                el.residual_into(&qm, &mut rm, None).unwrap();
+                for i in 0..N_DOF {
+                    let fd = (rp[i] - rm[i]) / (2.0 * h);
+                    worst = worst.max((fd - k[i][j]).abs());
+                }
+            }
+            assert!(
+                worst < 1e-7 * scale,
+                "{law:?}: {worst:e} vs scale {scale:e}"
+            );
+        }
+    }
+
+    /// A rigid motion at constant velocity leaves no residual (frame indifference).
+    #[test]
+    fn rigid_rotation_at_rest_is_stress_free() {
+        let el = BeamSpaceTimeElement::new(SEC, ConstitutiveLaw::Log, 0.5, 0.2);
+        let th: f64 = 1.1;
+        let mut q = [0.0; N_DOF];
+        for a in 0..4 {
+            let s = 0.5 * (a % 2) as f64;
+            q[6 * a] = 3.0 + s * th.cos();
+            q[6 * a + 1] = -1.0 + s * th.sin();
+            q[6 * a + 2] = th;
+        }
+        let mut r = [0.0; N_DOF];
+        el.residual_into(&q, &mut r, None).unwrap();
+        assert!(r.iter().all(|v| v.abs() < 1e-14), "{r:?}");
+    }
+}

@@ -1,0 +1,28 @@
+//! Inverse dynamics of the planar geometrically exact beam by space-time finite elements,
+//! `[I]` Sect. 3 (Eq. 31-34), and the forward mode of the same element.
+//!
+//! Find the actuation `F(t)` at `s = 0` and the motion `x(s, t)` such that the tip follows
+//! `γ(t)` (servo constraint, `[I]` Eq. 5):
+//!
+//! * [`element`]: the bilinear space-time element (residual + exact tangent, allocation free);
+//! * [`solver`]: global assembly, Newton, faer sparse LU with a reused symbolic factorisation;
+//!   [`solve_inverse`] and [`solve_forward`];
+//! * [`trajectory`]: prescribed tip motions (built-in profiles, CSV with checks);
+//! * [`mesh_ratio`]: the sideways CFL condition `hs ≤ c_min ht` and its derivation.
+//!
+//! Sign convention: [`SpaceTimeSolution::actuation`] is the force and moment the actuator
+//! applies *to the beam* at `s = 0` (global frame), `F = −f` with `f = B ∂s x(0, t)` of
+//! `[I]` Eq. 3.
+
+pub mod element;
+pub mod mesh_ratio;
+pub mod solver;
+pub mod trajectory;
+
+pub use solver::{
+    BeamModel, InverseError, NewtonSettings, SpaceTimeMesh, SpaceTimeSolution, TipLaw,
+    solve_forward, solve_inverse,
+};
+pub use trajectory::{
+    CsvTrajectory, RestToRestArc, RestToRestLine, RestToRestProfile, TipTrajectory,
+};

@@ -1,0 +1,536 @@
+//! Scenario files of the beam inverse problem (`problem = "beam-inverse"`, issue 5).
+//!
+//! Same two stages as [`super::scenario`]: serde with `deny_unknown_fields` (syntax, unknown
+//! fields, wrong types, with line and column), then validation that collects *every* problem
+//! with its field path. The mesh-ratio condition ([`crate::inverse::mesh_ratio`]) and the
+//! trajectory checks (start pose, smoothness) are part of the validation, so `stmech check`
+//! reports them without solving.
+//!
+//! ```toml
+//! problem = "beam-inverse"
+//! [beam]                       # straight, stress free, at rest at t = time.start
+//! length = 1.0
+//! law = "log"                  # or "quadratic"
+//! base = [0.0, 0.0, 0.0]       # optional: base point x, y and angle θ0
+//! section = { rho_a = 1.0, rho_i = 1.0, ea = 1.0, ga = 1.0, ei = 1.0 }
+//! tip = { mass = 0.0, inertia = 0.0 }   # optional end mass (default: free end)
+//! [trajectory]
+//! kind = "rest-to-rest"        # arc about `center`; or "rest-to-rest-line" with `delta`;
+//! angle = 1.5707963267948966   # or kind = "csv", path = "tip.csv" (t,x,y,theta)
+//! t0 = 2.0
+//! duration = 2.0
+//! [time]
+//! start = 0.0
+//! end = 6.0
+//! [mesh]
+//! resolution = 20              # or elements_s = .., elements_t = ..
+//! ```
+
+use super::scenario::ScenarioError;
+use crate::beam::section::{ConstitutiveLaw, SectionProperties};
+use crate::error::InputError;
+use crate::inverse::mesh_ratio;
+use crate::inverse::trajectory::{
+    CsvTrajectory, RestToRestArc, RestToRestLine, RestToRestProfile, TipTrajectory,
+};
+use crate::inverse::{BeamModel, NewtonSettings, SpaceTimeMesh, TipLaw};
+use serde::Deserialize;
+use std::path::Path;
+
+/// Largest number of unknowns accepted (one sparse LU of the whole space-time domain).
+pub const MAX_UNKNOWNS: usize = 2_000_000;
+
+/// Whether scenario text declares `problem = "beam-inverse"` (rigid-body scenarios have no
+/// `problem` key). Unparsable text is not inverse (the rigid-body parser reports it).
+pub fn is_inverse(text: &str) -> bool {
+    text.parse::<toml::Table>()
+        .ok()
+        .and_then(|t| t.get("problem").and_then(|p| p.as_str().map(str::to_owned)))
+        .is_some_and(|p| p == "beam-inverse")
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Raw {
+    problem: ProblemKind,
+    beam: RawBeam,
+    trajectory: RawTrajectory,
+    time: RawTime,
+    mesh: RawMesh,
+    newton: Option<RawNewton>,
+    output: Option<RawOutput>,
+}
+
+#[derive(Deserialize)]
+enum ProblemKind {
+    #[serde(rename = "beam-inverse")]
+    BeamInverse,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawBeam {
+    length: f64,
+    law: RawLaw,
+    base: Option<[f64; 3]>,
+    section: RawSection,
+    tip: Option<RawTip>,
+}
+
+#[derive(Deserialize, Clone, Copy)]
+#[serde(rename_all = "lowercase")]
+enum RawLaw {
+    Quadratic,
+    Log,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawSection {
+    rho_a: f64,
+    rho_i: f64,
+    ea: f64,
+    ga: f64,
+    ei: f64,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawTip {
+    mass: f64,
+    inertia: Option<f64>,
+}
+
+#[derive(Deserialize)]
+#[serde(tag = "kind", deny_unknown_fields)]
+enum RawTrajectory {
+    #[serde(rename = "rest-to-rest")]
+    Arc {
+        angle: f64,
+        t0: f64,
+        duration: f64,
+        center: Option<[f64; 2]>,
+    },
+    #[serde(rename = "rest-to-rest-line")]
+    Line {
+        delta: [f64; 3],
+        t0: f64,
+        duration: f64,
+    },
+    #[serde(rename = "csv")]
+    Csv { path: String },
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawTime {
+    start: f64,
+    end: f64,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawMesh {
+    resolution: Option<i64>,
+    elements_s: Option<i64>,
+    elements_t: Option<i64>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawNewton {
+    tolerance: Option<f64>,
+    max_iterations: Option<i64>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawOutput {
+    plots: Option<bool>,
+}
+
+/// A validated inverse scenario.
+#[derive(Debug)]
+pub struct InverseScenario {
+    /// File name or description.
+    pub origin: String,
+    /// The beam.
+    pub beam: BeamModel,
+    /// The space-time mesh (mesh-ratio condition checked).
+    pub mesh: SpaceTimeMesh,
+    /// Whether the time mesh was chosen automatically from `mesh.resolution`.
+    pub mesh_auto: bool,
+    /// The prescribed tip motion (checked).
+    pub trajectory: Box<dyn TipTrajectory>,
+    /// Newton settings.
+    pub newton: NewtonSettings,
+    /// Draw PNG plots.
+    pub plots: bool,
+    /// The input as JSON, echoed into `summary.json`.
+    pub echo: serde_json::Value,
+}
+
+fn problem(field: &str, message: impl Into<String>) -> InputError {
+    InputError::Invalid {
+        field: field.into(),
+        message: message.into(),
+    }
+}
+
+impl InverseScenario {
+    /// Reads and validates a file; a CSV trajectory path is relative to the file's folder.
+    pub fn from_path(path: &Path) -> Result<Self, ScenarioError> {
+        let text = std::fs::read_to_string(path).map_err(|source| ScenarioError::Read {
+            path: path.to_owned(),
+            source,
+        })?;
+        let dir = path.parent().unwrap_or(Path::new("."));
+        Self::from_toml_str(&text, &path.display().to_string(), dir)
+    }
+
+    /// Parses and validates text; `base_dir` resolves a relative CSV path.
+    pub fn from_toml_str(text: &str, origin: &str, base_dir: &Path) -> Result<Self, ScenarioError> {
+        let syntax = |e: toml::de::Error| ScenarioError::Syntax {
+            origin: origin.to_owned(),
+            source: Box::new(e),
+        };
+        let raw: Raw = toml::from_str(text).map_err(syntax)?;
+        let table: toml::Table = text.parse().map_err(syntax)?;
+        let ProblemKind::BeamInverse = raw.problem;
+        let mut issues: Vec<InputError> = Vec::new();
+        let bad_nonfinite = |issues: &mut Vec<InputError>, field: &str, v: f64| {
+            if !v.is_finite() {
+                issues.push(problem(field, format!("must be a finite number, got {v}")));
+                true
+            } else {
+                false
+            }
+        };
+        // beam
+        let s = &raw.beam.section;
+        let section = SectionProperties {
+            rho_a: s.rho_a,
+            rho_i: s.rho_i,
+            ea: s.ea,
+            ga: s.ga,
+            ei: s.ei,
+        };
+        let mut section_ok = true;
+        for (name, v, what) in [
+            ("rho_a", s.rho_a, "mass per unit length ρA (kg/m)"),
+            ("rho_i", s.rho_i, "rotary inertia per unit length ρI (kg·m)"),
+            ("ea", s.ea, "axial stiffness EA (N)"),
+            ("ga", s.ga, "shear stiffness GA (N)"),
+            ("ei", s.ei, "bending stiffness EI (N·m²)"),
+        ] {
+            if !(v.is_finite() && v > 0.0) {
+                section_ok = false;
+                issues.push(problem(
+                    &format!("beam.section.{name}"),
+                    format!("the {what} must be finite and > 0, got {v}"),
+                ));
+            }
+        }
+        let length = raw.beam.length;
+        let length_ok = length.is_finite() && length > 0.0;
+        if !length_ok {
+            issues.push(problem(
+                "beam.length",
+                format!("must be finite and > 0 (m), got {length}"),
+            ));
+        }
+        let base = raw.beam.base.unwrap_or([0.0; 3]);
+        for (k, &v) in base.iter().enumerate() {
+            bad_nonfinite(&mut issues, &format!("beam.base[{k}]"), v);
+        }
+        let tip = match &raw.beam.tip {
+            None => TipLaw::Free,
+            Some(t) => {
+                let inertia = t.inertia.unwrap_or(0.0);
+                if !(t.mass.is_finite() && t.mass >= 0.0) {
+                    issues.push(problem(
+                        "beam.tip.mass",
+                        format!("must be finite and ≥ 0 (kg), got {}", t.mass),
+                    ));
+                }
+                if !(inertia.is_finite() && inertia >= 0.0) {
+                    issues.push(problem(
+                        "beam.tip.inertia",
+                        format!("must be finite and ≥ 0 (kg·m²), got {inertia}"),
+                    ));
+                }
+                if t.mass == 0.0 && inertia == 0.0 {
+                    TipLaw::Free
+                } else {
+                    TipLaw::Mass {
+                        mass: t.mass,
+                        inertia,
+                    }
+                }
+            }
+        };
+        let law = match raw.beam.law {
+            RawLaw::Quadratic => ConstitutiveLaw::Quadratic,
+            RawLaw::Log => ConstitutiveLaw::Log,
+        };
+        let beam = BeamModel {
+            section,
+            law,
+            length,
+            tip,
+            base,
+        };
+        // time
+        let (t0, t1) = (raw.time.start, raw.time.end);
+        let time_ok = t0.is_finite() && t1.is_finite() && t1 > t0;
+        if !time_ok {
+            issues.push(problem(
+                "time.end",
+                format!("must be finite and greater than time.start = {t0} s, got {t1} s"),
+            ));
+        }
+        // newton
+        let mut newton = NewtonSettings::default();
+        if let Some(n) = &raw.newton {
+            if let Some(tol) = n.tolerance {
+                if tol.is_finite() && tol > 0.0 {
+                    newton.tolerance = tol;
+                } else {
+                    issues.push(problem(
+                        "newton.tolerance",
+                        format!("must be finite and > 0, got {tol}; the default is 1e-10"),
+                    ));
+                }
+            }
+            if let Some(it) = n.max_iterations {
+                if (1..=1000).contains(&it) {
+                    newton.max_iterations = it as usize;
+                } else {
+                    issues.push(problem(
+                        "newton.max_iterations",
+                        format!("must be between 1 and 1000, got {it}; the default is 30"),
+                    ));
+                }
+            }
+        }
+        // mesh
+        let m = &raw.mesh;
+        let positive = |issues: &mut Vec<InputError>, field: &str, v: i64| -> Option<usize> {
+            if (1..=1_000_000).contains(&v) {
+                Some(v as usize)
+            } else {
+                issues.push(problem(
+                    field,
+                    format!("must be between 1 and 1000000, got {v}"),
+                ));
+                None
+            }
+        };
+        let mut mesh_auto = false;
+        let mesh_counts: Option<(usize, usize)> = match (m.resolution, m.elements_s, m.elements_t) {
+            (Some(r), None, None) => {
+                mesh_auto = true;
+                let ns = positive(&mut issues, "mesh.resolution", r);
+                match (ns, section_ok && length_ok && time_ok) {
+                    (Some(ns), true) => Some((
+                        ns,
+                        mesh_ratio::auto_elements_t(&section, law, length, t1 - t0, ns),
+                    )),
+                    _ => None,
+                }
+            }
+            (None, Some(a), Some(b)) => {
+                let ns = positive(&mut issues, "mesh.elements_s", a);
+                let nt = positive(&mut issues, "mesh.elements_t", b);
+                ns.zip(nt)
+            }
+            _ => {
+                issues.push(problem(
+                    "mesh",
+                    "give either `resolution` (space elements; the time step is chosen from the \
+                     wave speeds) or both `elements_s` and `elements_t`",
+                ));
+                None
+            }
+        };
+        let mut mesh = None;
+        if let (Some((ns, nt)), true) = (mesh_counts, section_ok && length_ok && time_ok) {
+            let unknowns = (6 * (ns + 1) + 3) * nt;
+            if unknowns > MAX_UNKNOWNS {
+                issues.push(problem(
+                    "mesh",
+                    format!("{ns} × {nt} elements give {unknowns} unknowns, more than {MAX_UNKNOWNS} for one sparse LU; use a coarser mesh"),
+                ));
+            } else if let Err(e) = mesh_ratio::check(&section, law, length, t1 - t0, ns, nt) {
+                issues.push(problem("mesh", e.to_string()));
+            } else {
+                mesh = Some(SpaceTimeMesh {
+                    t_start: t0,
+                    t_end: t1,
+                    elements_s: ns,
+                    elements_t: nt,
+                });
+            }
+        }
+        // trajectory
+        let tip0 = beam.initial_pose(if length_ok { length } else { 0.0 });
+        let order = if matches!(tip, TipLaw::Mass { .. }) {
+            2
+        } else {
+            1
+        };
+        let profile = |issues: &mut Vec<InputError>, t_on: f64, dur: f64| {
+            if !t_on.is_finite() {
+                issues.push(problem(
+                    "trajectory.t0",
+                    format!("must be finite, got {t_on}"),
+                ));
+            }
+            if !(dur.is_finite() && dur > 0.0) {
+                issues.push(problem(
+                    "trajectory.duration",
+                    format!("must be finite and > 0 (s), got {dur}"),
+                ));
+            }
+            if time_ok && t_on < t0 {
+                issues.push(problem("trajectory.t0", format!("the motion starts at {t_on} s, before time.start = {t0} s; the beam starts at rest, so the time domain must begin before the motion")));
+            }
+            RestToRestProfile {
+                t0: t_on,
+                duration: dur,
+            }
+        };
+        let trajectory: Option<Box<dyn TipTrajectory>> = match &raw.trajectory {
+            RawTrajectory::Arc {
+                angle,
+                t0: t_on,
+                duration,
+                center,
+            } => {
+                bad_nonfinite(&mut issues, "trajectory.angle", *angle);
+                let p = profile(&mut issues, *t_on, *duration);
+                Some(Box::new(RestToRestArc {
+                    start: tip0,
+                    center: center.unwrap_or([base[0], base[1]]),
+                    angle: *angle,
+                    profile: p,
+                }))
+            }
+            RawTrajectory::Line {
+                delta,
+                t0: t_on,
+                duration,
+            } => {
+                for (k, &v) in delta.iter().enumerate() {
+                    bad_nonfinite(&mut issues, &format!("trajectory.delta[{k}]"), v);
+                }
+                let p = profile(&mut issues, *t_on, *duration);
+                Some(Box::new(RestToRestLine {
+                    start: tip0,
+                    delta: *delta,
+                    profile: p,
+                }))
+            }
+            RawTrajectory::Csv { path } => {
+                let full = base_dir.join(path);
+                match CsvTrajectory::from_path(&full) {
+                    Err(e) => {
+                        issues.push(problem("trajectory.path", e.to_string()));
+                        None
+                    }
+                    Ok(csv) => {
+                        if time_ok
+                            && length_ok
+                            && let Err(e) = csv.check(t0, t1, tip0, order)
+                        {
+                            issues.push(problem("trajectory.path", e.to_string()));
+                        }
+                        Some(Box::new(csv))
+                    }
+                }
+            }
+        };
+        let plots = raw.output.and_then(|o| o.plots).unwrap_or(true);
+        match (issues.is_empty(), mesh, trajectory) {
+            (true, Some(mesh), Some(trajectory)) => Ok(Self {
+                origin: origin.to_owned(),
+                beam,
+                mesh,
+                mesh_auto,
+                trajectory,
+                newton,
+                plots,
+                echo: serde_json::to_value(&table).unwrap_or(serde_json::Value::Null),
+            }),
+            _ => Err(ScenarioError::Invalid {
+                origin: origin.to_owned(),
+                problems: issues,
+            }),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const BASE: &str = r#"
+problem = "beam-inverse"
+[beam]
+length = 1.0
+law = "log"
+section = { rho_a = 1.0, rho_i = 1.0, ea = 1.0, ga = 1.0, ei = 1.0 }
+[trajectory]
+kind = "rest-to-rest"
+angle = 1.5707963267948966
+t0 = 2.0
+duration = 2.0
+[time]
+start = 0.0
+end = 6.0
+[mesh]
+resolution = 20
+"#;
+
+    fn problems(text: &str) -> Vec<String> {
+        match InverseScenario::from_toml_str(text, "t.toml", Path::new(".")) {
+            Ok(_) => vec![],
+            Err(e) => {
+                let p: Vec<String> = e.problems().iter().map(|p| p.to_string()).collect();
+                if p.is_empty() { vec![e.to_string()] } else { p }
+            }
+        }
+    }
+
+    #[test]
+    fn example_is_valid_and_auto_mesh() {
+        assert!(is_inverse(BASE));
+        assert!(!is_inverse("[time]\nstart = 0.0"));
+        let s = InverseScenario::from_toml_str(BASE, "t.toml", Path::new(".")).unwrap();
+        assert_eq!((s.mesh.elements_s, s.mesh.elements_t), (20, 120));
+        assert!(s.mesh_auto);
+    }
+
+    #[test]
+    fn collects_all_problems_with_paths() {
+        let text = BASE
+            .replace("ea = 1.0", "ea = -1.0")
+            .replace("length = 1.0", "length = 0.0")
+            .replace("duration = 2.0", "duration = 0.0");
+        let p = problems(&text);
+        assert!(p.iter().any(|m| m.starts_with("beam.section.ea")), "{p:?}");
+        assert!(p.iter().any(|m| m.starts_with("beam.length")), "{p:?}");
+        assert!(
+            p.iter().any(|m| m.starts_with("trajectory.duration")),
+            "{p:?}"
+        );
+        let p = problems(&BASE.replace("resolution = 20", "elements_s = 10\nelements_t = 240"));
+        assert!(
+            p.iter()
+                .any(|m| m.starts_with("mesh:") && m.contains("at most 120 time elements")),
+            "{p:?}"
+        );
+        let p = problems(&BASE.replace("resolution = 20", "resolution = 20\nbogus = 1"));
+        assert!(p[0].contains("bogus"), "{p:?}");
+    }
+}
