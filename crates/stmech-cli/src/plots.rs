@@ -7,8 +7,9 @@ use plotters::prelude::*;
 use std::path::Path;
 use std::sync::OnceLock;
 use stmech::io::output::NodeDiagnostics;
-use stmech::model::MultibodySystem;
+use stmech::model::{ConstrainedSystem, MultibodySystem};
 use stmech::solve::Trajectory;
+use stmech::solve::diagnostics::{ElementDiagnostics, violation_per_constraint};
 
 const SIZE: (u32, u32) = (900, 600);
 /// Points per curve at most; denser curves are decimated (a 900 px plot shows no more).
@@ -127,6 +128,88 @@ pub fn write_all(
             vec![diag_series("log10 max |Φ| (exact zeros omitted)", &|d| {
                 d.constraint_violation.log10()
             })],
+        ),
+    ];
+    let mut written = Vec::with_capacity(plots.len());
+    for (file, title, y_label, series) in &plots {
+        let path = dir.join(file);
+        xy_chart(&path, title, "t [s]", y_label, series)
+            .with_context(|| format!("cannot draw {}", path.display()))?;
+        written.push(*file);
+    }
+    Ok(written)
+}
+
+/// Per-element and per-constraint plots [P, Figs. 9, 10]: `action.png` (element mean of the
+/// total energy), `energy_boundaries.png` (`H(t_e) − H(0)` at element boundaries),
+/// `angular_momentum_elements.png` (element means of `L`) and `constraints.png` (log10 `|Φ|`
+/// of every constraint at the nodes). Returns the file names written.
+pub fn write_elements(
+    dir: &Path,
+    sys: &MultibodySystem,
+    traj: &Trajectory,
+    elements: &[ElementDiagnostics],
+    labels: &[String],
+) -> anyhow::Result<Vec<&'static str>> {
+    register_font()?;
+    let idx = sample(elements.len());
+    let mid = |d: &ElementDiagnostics| 0.5 * (d.t_start + d.t_end);
+    let el_series = |label: &str, f: &dyn Fn(&ElementDiagnostics) -> f64| Series {
+        label: label.to_owned(),
+        points: idx
+            .iter()
+            .map(|&e| (mid(&elements[e]), f(&elements[e])))
+            .collect(),
+    };
+    let h0 = elements.first().map_or(0.0, |d| d.energy_start);
+    let nodes = sample(traj.len());
+    let mut ev = sys.new_point_eval();
+    let mut per: Vec<Vec<(f64, f64)>> = vec![Vec::new(); sys.constraints().count()];
+    for &k in &nodes {
+        let v = violation_per_constraint(sys, traj.times[k], traj.q_at(k), &mut ev);
+        for (s, x) in per.iter_mut().zip(v) {
+            s.push((traj.times[k], x.log10()));
+        }
+    }
+    let constraint_series: Vec<Series> = per
+        .into_iter()
+        .enumerate()
+        .map(|(i, points)| Series {
+            label: labels
+                .get(i)
+                .cloned()
+                .unwrap_or_else(|| format!("constraint{i}")),
+            points,
+        })
+        .collect();
+    let plots: [(&'static str, &str, &str, Vec<Series>); 4] = [
+        (
+            "action.png",
+            "Element mean of the total energy (1/h) ∫ H dt",
+            "energy [J]",
+            vec![el_series("(1/h) ∫_e H dt", &|d| d.energy_mean)],
+        ),
+        (
+            "energy_boundaries.png",
+            "Total energy at element boundaries, H(t_e) − H(0)",
+            "energy change [J]",
+            vec![el_series("H(t_e) − H(0)", &|d| d.energy_end - h0)],
+        ),
+        (
+            "angular_momentum_elements.png",
+            "Angular momentum, element means (1/h) ∫ L dt",
+            "angular momentum [kg m²/s]",
+            vec![
+                el_series("Lx", &|d| d.angular_momentum_mean[0]),
+                el_series("Ly", &|d| d.angular_momentum_mean[1]),
+                el_series("Lz", &|d| d.angular_momentum_mean[2]),
+            ],
+        ),
+        (
+            "constraints.png",
+            "Violation of each constraint at the nodes",
+            "log10 |Φ| [-]",
+            constraint_series,
         ),
     ];
     let mut written = Vec::with_capacity(plots.len());

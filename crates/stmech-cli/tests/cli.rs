@@ -225,7 +225,11 @@ fn successful_run_writes_all_outputs() {
     ] {
         assert!(header.contains(&col), "{col} missing in {header:?}");
     }
-    assert_eq!(header.last(), Some(&"constraint_violation [-]"));
+    assert!(header.contains(&"constraint_violation [-]"));
+    // one |Φ| column per constraint, labelled like the scenario
+    assert_eq!(header.last(), Some(&"|Phi| box.orthonormality [-]"));
+    let elements = std::fs::read_to_string(res.join("elements.csv")).unwrap();
+    assert_eq!(elements.lines().count(), 1 + 80, "one row per element");
     let rows: Vec<Vec<f64>> = lines
         .map(|l| l.split(',').map(|x| x.parse().unwrap()).collect())
         .collect();

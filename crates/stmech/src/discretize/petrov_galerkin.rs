@@ -9,7 +9,7 @@
 //! ```text
 //! R_p^k = ∫ ψ_k (q̇_h − 𝕄⁻¹ p_h) dt
 //! R_q^k = ∫ ψ_k (ṗ_h + G(q_h)ᵀ λ_h − f(q_h, t)) dt
-//! R_λ^k = ∫ ψ_k G(q_h) q̇_h dt                     (velocity-level constraint)
+//! R_λ^k = ∫ ψ_k (G(q_h) q̇_h + ∂Φ/∂t) dt          (velocity-level constraint)
 //! ```
 //!
 //! Why not the paper's Bubnov form (same test and trial spaces, [P, Eq. (23)])? Measured in
@@ -309,7 +309,8 @@ impl<'s, S: ConstrainedSystem + ?Sized> PetrovGalerkinBlock<'s, S> {
                     if tangent {
                         self.sys.eval_velocity_jacobian(qh, qdot, &mut self.ev);
                     }
-                    self.gq.fill(0.0);
+                    // G q̇ + ∂Φ/∂t (the latter non-zero only for rheonomic constraints)
+                    self.gq.copy_from_slice(&self.ev.phi_t);
                     for (&(e, j), &gv) in self.sys.g_pattern().iter().zip(&self.ev.g) {
                         self.gq[e] += gv * qdot[j];
                     }

@@ -381,6 +381,8 @@ pub fn consistent_multiplier<S: ConstrainedSystem + ?Sized>(
     let k0 = ev.k.clone();
     let f = ev.force.clone();
     let g = ev.g.clone();
+    // explicit time dependence: Φ̈ = G q̈ + vᵀHv + ∂²Φ/∂t² (G does not depend on t)
+    let phi_tt = ev.phi_tt.clone();
     // curvature terms vᵀ H_k v from K(e_k) − K(0) (K is affine in λ)
     let mut rhs = vec![0.0; nl];
     let mut unit = vec![0.0; nl];
@@ -393,7 +395,8 @@ pub fn consistent_multiplier<S: ConstrainedSystem + ?Sized>(
             .iter()
             .zip(ev.k.iter().zip(&k0))
             .map(|(&(i, j), (a, b))| v[i] * (a - b) * v[j])
-            .sum();
+            .sum::<f64>()
+            + phi_tt[k];
     }
     // 𝕄⁻¹ f and 𝕄⁻¹ Gᵀ (dense columns, small)
     let mut minv_f = vec![0.0; nq];

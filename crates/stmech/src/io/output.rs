@@ -16,6 +16,9 @@ use crate::error::SolveError;
 use crate::io::scenario::Scenario;
 use crate::model::{ConstrainedSystem, MultibodySystem};
 use crate::solve::Trajectory;
+use crate::solve::diagnostics::{
+    ElementDiagnostics, constraint_violations, element_diagnostics, violation_per_constraint,
+};
 use serde_json::{Value, json};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -130,15 +133,52 @@ pub fn csv_header(sys: &MultibodySystem) -> Vec<String> {
     cols
 }
 
+/// [`csv_header`] plus one `|Φ| <label> [-]` column per constraint (labels from the scenario).
+pub fn csv_header_with_constraints(sys: &MultibodySystem, labels: &[String]) -> Vec<String> {
+    let mut cols = csv_header(sys);
+    cols.extend(
+        sys.constraints()
+            .enumerate()
+            .map(|(i, (c, _))| constraint_column(labels, i, c.name())),
+    );
+    cols
+}
+
+fn constraint_column(labels: &[String], i: usize, kind: &str) -> String {
+    match labels.get(i) {
+        Some(l) => format!("|Phi| {l} [-]"),
+        None => format!("|Phi| constraint{i}.{kind} [-]"),
+    }
+}
+
 /// Writes `trajectory.csv`: [`csv_header`], then one row per node. Numbers use Rust's
 /// shortest round-trip exponent form (`{:e}`), so the file is exact and deterministic.
 pub fn write_trajectory_csv<W: Write>(
-    mut w: W,
+    w: W,
     sys: &MultibodySystem,
     traj: &Trajectory,
     diagnostics: &[NodeDiagnostics],
 ) -> std::io::Result<()> {
-    writeln!(w, "{}", csv_header(sys).join(","))?;
+    write_trajectory_csv_labelled(w, sys, traj, diagnostics, &[])
+}
+
+/// [`write_trajectory_csv`] with one extra column per constraint: its largest `|Φ|` at the
+/// node ([`csv_header_with_constraints`]).
+pub fn write_trajectory_csv_labelled<W: Write>(
+    mut w: W,
+    sys: &MultibodySystem,
+    traj: &Trajectory,
+    diagnostics: &[NodeDiagnostics],
+    labels: &[String],
+) -> std::io::Result<()> {
+    let per_constraint = !labels.is_empty();
+    let header = if per_constraint {
+        csv_header_with_constraints(sys, labels)
+    } else {
+        csv_header(sys)
+    };
+    writeln!(w, "{}", header.join(","))?;
+    let mut ev = sys.new_point_eval();
     let mut line = String::new();
     for (k, d) in diagnostics.iter().enumerate().take(traj.len()) {
         use std::fmt::Write as _;
@@ -162,9 +202,89 @@ pub fn write_trajectory_csv<W: Write>(
         ] {
             let _ = write!(line, ",{x:e}");
         }
+        if per_constraint {
+            for x in violation_per_constraint(sys, traj.times[k], q, &mut ev) {
+                let _ = write!(line, ",{x:e}");
+            }
+        }
         writeln!(w, "{line}")?;
     }
     w.flush()
+}
+
+/// Writes `elements.csv`: one row per time element with its block, the total energy at its
+/// ends and its mean, and the element mean of the angular momentum ([`ElementDiagnostics`]).
+pub fn write_elements_csv<W: Write>(
+    mut w: W,
+    traj: &Trajectory,
+    elements: &[ElementDiagnostics],
+) -> std::io::Result<()> {
+    writeln!(
+        w,
+        "element,block,t_start [s],t_end [s],energy_start [J],energy_end [J],energy_mean [J],\
+         Lx_mean [kg m^2/s],Ly_mean [kg m^2/s],Lz_mean [kg m^2/s]"
+    )?;
+    for (e, d) in elements.iter().enumerate() {
+        let block = block_of(traj, 0.5 * (d.t_start + d.t_end));
+        let l = d.angular_momentum_mean;
+        writeln!(
+            w,
+            "{e},{block},{:e},{:e},{:e},{:e},{:e},{:e},{:e},{:e}",
+            d.t_start, d.t_end, d.energy_start, d.energy_end, d.energy_mean, l[0], l[1], l[2]
+        )?;
+    }
+    w.flush()
+}
+
+/// Index of the block containing time `t` (0 if there are no block reports).
+pub fn block_of(traj: &Trajectory, t: f64) -> usize {
+    traj.blocks
+        .iter()
+        .position(|b| t >= b.t_start && t <= b.t_end)
+        .unwrap_or(0)
+}
+
+/// Conservation measures over the elements: the drift of `H` at element boundaries over the
+/// whole run, the largest spread of the element mean energy and angular momentum *within*
+/// one block, and the same spreads over the whole run.
+pub fn element_summary(traj: &Trajectory, elements: &[ElementDiagnostics]) -> Value {
+    let spread = |xs: &mut dyn Iterator<Item = f64>| {
+        let (lo, hi) = xs.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), x| {
+            (lo.min(x), hi.max(x))
+        });
+        if hi >= lo { hi - lo } else { 0.0 }
+    };
+    let n_blocks = traj.blocks.len().max(1);
+    let mut in_block = [0.0f64; 5];
+    for b in 0..n_blocks {
+        let els: Vec<&ElementDiagnostics> = elements
+            .iter()
+            .filter(|d| block_of(traj, 0.5 * (d.t_start + d.t_end)) == b)
+            .collect();
+        let ends = spread(&mut els.iter().flat_map(|d| [d.energy_start, d.energy_end]));
+        in_block[0] = in_block[0].max(ends);
+        in_block[1] = in_block[1].max(spread(&mut els.iter().map(|d| d.energy_mean)));
+        for k in 0..3 {
+            in_block[2 + k] =
+                in_block[2 + k].max(spread(&mut els.iter().map(|d| d.angular_momentum_mean[k])));
+        }
+    }
+    let all = |f: &dyn Fn(&ElementDiagnostics) -> f64| spread(&mut elements.iter().map(f));
+    json!({
+        "elements": elements.len(),
+        "energy_at_element_boundaries_drift": spread(&mut elements.iter().flat_map(|d| [d.energy_start, d.energy_end])),
+        "energy_mean_spread": all(&|d| d.energy_mean),
+        "angular_momentum_mean_spread": [
+            all(&|d| d.angular_momentum_mean[0]),
+            all(&|d| d.angular_momentum_mean[1]),
+            all(&|d| d.angular_momentum_mean[2]),
+        ],
+        "max_within_one_block": {
+            "energy_at_element_boundaries": in_block[0],
+            "energy_mean": in_block[1],
+            "angular_momentum_mean": [in_block[2], in_block[3], in_block[4]],
+        },
+    })
 }
 
 /// `max − min` of `f` over the nodes (0 for no nodes).
@@ -230,6 +350,24 @@ pub fn summary_ok(
             ],
         },
         "constraint_violation": { "max_at_element_boundaries": at_nodes, "max_inside_elements": between_nodes },
+        "constraints": constraint_violations(sys, traj)
+            .into_iter()
+            .map(|c| {
+                let label = scenario
+                    .constraint_labels
+                    .get(c.index)
+                    .cloned()
+                    .unwrap_or_else(|| format!("constraint{}", c.index));
+                json!({
+                    "label": label,
+                    "kind": c.kind,
+                    "max_at_element_boundaries": c.max_at_element_boundaries,
+                    "max_inside_elements": c.max_inside_elements,
+                    "max_at_block_boundaries": c.max_at_block_boundaries,
+                })
+            })
+            .collect::<Vec<_>>(),
+        "conservation": element_summary(traj, &element_diagnostics(sys, traj)),
     })
 }
 

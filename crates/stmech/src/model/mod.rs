@@ -6,7 +6,9 @@ pub mod load;
 pub mod rigid_body;
 pub mod system;
 
-pub use constraint::{Constraint, Orthonormality};
+pub use constraint::{
+    Constraint, Distance, JointBody, Orthonormality, Prescribed, Revolute, Spherical,
+};
 pub use load::{Load, LoadKind, TimeFunction};
 pub use rigid_body::{MassProperties, RigidBody};
 pub use system::{ConstrainedSystem, MultibodySystem, PointEval};

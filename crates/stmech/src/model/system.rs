@@ -17,8 +17,12 @@ use std::collections::BTreeSet;
 pub struct PointEval {
     /// Generalised applied force `f(q, t)`, length `n_q`.
     pub force: Vec<f64>,
-    /// Constraint values `Φ(q)`, length `n_λ`.
+    /// Constraint values `Φ(q, t)`, length `n_λ`.
     pub phi: Vec<f64>,
+    /// Explicit time derivative `∂Φ/∂t` (zero for scleronomic constraints), length `n_λ`.
+    pub phi_t: Vec<f64>,
+    /// Explicit second time derivative `∂²Φ/∂t²`, length `n_λ`.
+    pub phi_tt: Vec<f64>,
     /// Values of `G = ∂Φ/∂q` in [`ConstrainedSystem::g_pattern`] order.
     pub g: Vec<f64>,
     /// Values of `K = ∂(Gᵀλ − f)/∂q` in [`ConstrainedSystem::k_pattern`] order.
@@ -35,6 +39,8 @@ impl PointEval {
         Self {
             force: vec![0.0; n_q],
             phi: vec![0.0; n_lambda],
+            phi_t: vec![0.0; n_lambda],
+            phi_tt: vec![0.0; n_lambda],
             g: vec![0.0; n_g],
             k: vec![0.0; n_k],
             gv: vec![0.0; n_g],
@@ -300,6 +306,8 @@ impl ConstrainedSystem for MultibodySystem {
         PointEval {
             force: vec![0.0; self.n_q()],
             phi: vec![0.0; self.n_lambda],
+            phi_t: vec![0.0; self.n_lambda],
+            phi_tt: vec![0.0; self.n_lambda],
             g: vec![0.0; self.g_pattern.len()],
             k: vec![0.0; self.k_pattern.len()],
             gv: vec![0.0; self.g_pattern.len()],
@@ -311,6 +319,8 @@ impl ConstrainedSystem for MultibodySystem {
     fn eval(&self, t: f64, q: &[f64], lambda: &[f64], out: &mut PointEval, tangent: bool) {
         out.force.fill(0.0);
         out.phi.fill(0.0);
+        out.phi_t.fill(0.0);
+        out.phi_tt.fill(0.0);
         out.g.fill(0.0);
         if tangent {
             out.k.fill(0.0);
@@ -363,6 +373,12 @@ impl ConstrainedSystem for MultibodySystem {
             for (e, &pos) in gmap.iter().enumerate() {
                 out.g[pos] += g[e];
             }
+            c.add_time_terms(
+                t,
+                phi,
+                &mut out.phi_t[off..off + ne],
+                &mut out.phi_tt[off..off + ne],
+            );
         }
     }
 

@@ -1,9 +1,25 @@
-//! Holonomic constraints `Φ(q) = 0`, enforced weakly in time with Lagrange multipliers
-//! interpolated like the other fields [P, Eq. (22)]. One constraint type per file.
+//! Holonomic constraints `Φ(q, t) = 0`, enforced weakly in time with Lagrange multipliers
+//! interpolated like the other fields [P, Eq. (22)]. One constraint type per file:
+//!
+//! * [`Orthonormality`]: rigidity of a director triad, [P, Eq. (4)];
+//! * [`Spherical`]: coincident body points (linear in `q`);
+//! * [`Distance`]: rigid massless rod, [P, Eq. (27)] (quadratic);
+//! * [`Revolute`]: coincident points and a common hinge axis (quadratic);
+//! * [`Prescribed`]: a body point on a given path `γ(t)` (linear, rheonomic).
 
+mod body_map;
+mod distance;
 mod orthonormality;
+mod prescribed;
+mod revolute;
+mod spherical;
 
+pub use body_map::JointBody;
+pub use distance::Distance;
 pub use orthonormality::Orthonormality;
+pub use prescribed::Prescribed;
+pub use revolute::Revolute;
+pub use spherical::Spherical;
 
 /// A holonomic constraint on a subset of the configuration coordinates.
 ///
@@ -11,6 +27,10 @@ pub use orthonormality::Orthonormality;
 /// `Φ` (length [`n_eq`](Self::n_eq)), the Jacobian `G = ∂Φ/∂q_loc` (row-major `n_eq × n_loc`)
 /// and, when asked, the multiplier-weighted Hessian `H = Σ_k λ_k ∂²Φ_k/∂q_loc²`
 /// (row-major `n_loc × n_loc`). Buffers are zeroed by the caller.
+///
+/// Rheonomic constraints `Φ(q, t) = Φ_q(q) + Φ_t(t)` (explicit time dependence additive and
+/// independent of `q`, so `G` does not depend on `t`) return `Φ_q` from [`eval`](Self::eval)
+/// and add the time part in [`add_time_terms`](Self::add_time_terms).
 pub trait Constraint: Send + Sync + std::fmt::Debug {
     /// Short name for diagnostics ("orthonormality", "spherical", ...).
     fn name(&self) -> &str;
@@ -32,4 +52,7 @@ pub trait Constraint: Send + Sync + std::fmt::Debug {
     /// Petrov–Galerkin scheme. For the quadratic constraints of this crate it is `G` with the
     /// configuration replaced by the velocity in the quadratic terms.
     fn velocity_jacobian(&self, q_loc: &[f64], v_loc: &[f64], out: &mut [f64]);
+    /// Explicit time dependence at time `t`: adds the time part of `Φ` to `phi`, `∂Φ/∂t` to
+    /// `phi_t` and `∂²Φ/∂t²` to `phi_tt`. Default: none (scleronomic constraint).
+    fn add_time_terms(&self, _t: f64, _phi: &mut [f64], _phi_t: &mut [f64], _phi_tt: &mut [f64]) {}
 }

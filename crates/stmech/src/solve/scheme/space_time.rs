@@ -84,6 +84,11 @@ trait BlockForm {
         first: usize,
         traj: &mut Trajectory,
     );
+    /// Newton iterations spent since the last call outside the block Newton (the
+    /// element-wise predictor), to be added to the block's report.
+    fn take_extra_iterations(&mut self) -> usize {
+        0
+    }
 }
 
 fn block_start_multiplier<S: ConstrainedSystem + ?Sized>(
@@ -181,6 +186,95 @@ struct Petrov<'s, S: ConstrainedSystem + ?Sized> {
     order: usize,
     h: f64,
     lam: Vec<f64>,
+    /// Element-by-element predictor for blocks of more than one element.
+    predictor: Option<Predictor<'s, S>>,
+}
+
+/// Initial guess of a Petrov–Galerkin block by marching element by element: the block
+/// Jacobian is block lower bidiagonal, so the block solution is the sequence of one-element
+/// solutions (`docs/theory.md` §3a, item 6). Each element starts from a good guess (the
+/// previous element's end state), which keeps Newton in its basin for long, fast blocks
+/// (e.g. the chaotic double pendulum) where the block-wide linear guess is too far off. The
+/// block Newton then only confirms (typically 0–1 iterations).
+struct Predictor<'s, S: ConstrainedSystem + ?Sized> {
+    blk: PetrovGalerkinBlock<'s, S>,
+    solver: NewtonSolver,
+    x: Vec<f64>,
+    newton: NewtonParams,
+    iterations: usize,
+}
+
+struct ElementProblem<'a, 's, S: ConstrainedSystem + ?Sized> {
+    blk: &'a mut PetrovGalerkinBlock<'s, S>,
+    t0: f64,
+    q0: &'a [f64],
+    p0: &'a [f64],
+}
+
+impl<S: ConstrainedSystem + ?Sized> NewtonSystem for ElementProblem<'_, '_, S> {
+    fn assemble(&mut self, x: &[f64], r: &mut [f64], jacobian: Option<&mut [f64]>) {
+        self.blk.assemble(self.t0, self.q0, self.p0, x, r, jacobian);
+    }
+
+    fn residual_norm(&self, r: &[f64]) -> f64 {
+        self.blk.residual_norm(r)
+    }
+}
+
+impl<S: ConstrainedSystem + ?Sized> Predictor<'_, S> {
+    /// Fills `x` (the block unknowns) element by element; stops quietly at the first element
+    /// whose Newton fails (the rest keeps the linear guess, and the block Newton reports).
+    #[allow(clippy::too_many_arguments)]
+    fn march(
+        &mut self,
+        sys: &S,
+        t0: f64,
+        q0: &[f64],
+        p0: &[f64],
+        lam: &[f64],
+        n_el: usize,
+        h: f64,
+        x: &mut [f64],
+    ) {
+        let p = self.blk.n_nodes() - 1;
+        let slot = self.x.len();
+        let (mut qa, mut pa) = (q0.to_vec(), p0.to_vec());
+        let mut lam = lam.to_vec();
+        for e in 0..n_el {
+            let te = t0 + e as f64 * h;
+            self.blk.set_multipliers(&mut self.x, &lam);
+            let v = velocity(sys, &pa);
+            let mut q = qa.clone();
+            for a in 1..=p {
+                let s = a as f64 * h / p as f64;
+                for (qi, (q0i, vi)) in q.iter_mut().zip(qa.iter().zip(&v)) {
+                    *qi = q0i + s * vi;
+                }
+                self.blk.set_node(&mut self.x, a, &q, &pa);
+            }
+            let cx = NewtonContext {
+                block: e,
+                t_start: te,
+                t_end: te + h,
+            };
+            let mut prob = ElementProblem {
+                blk: &mut self.blk,
+                t0: te,
+                q0: &qa,
+                p0: &pa,
+            };
+            match self.solver.solve(&mut prob, &mut self.x, &self.newton, cx) {
+                Ok(rep) => self.iterations += rep.iterations,
+                Err(_) => return,
+            }
+            x[e * slot..(e + 1) * slot].copy_from_slice(&self.x);
+            let (qe, pe) = self.blk.node(&qa, &pa, &self.x, p);
+            let (qe, pe) = (qe.to_vec(), pe.to_vec());
+            self.blk.multiplier(&self.x, 0, 1.0, &mut lam);
+            qa = qe;
+            pa = pe;
+        }
+    }
 }
 
 impl<S: ConstrainedSystem + ?Sized> BlockForm for Petrov<'_, S> {
@@ -211,6 +305,10 @@ impl<S: ConstrainedSystem + ?Sized> BlockForm for Petrov<'_, S> {
             }
             self.blk.set_node(x, a, &q, p0);
         }
+        if let Some(pred) = self.predictor.as_mut() {
+            let n_el = (self.blk.n_nodes() - 1) / self.order;
+            pred.march(self.sys, t0, q0, p0, &self.lam, n_el, self.h, x);
+        }
         Ok(())
     }
 
@@ -228,6 +326,12 @@ impl<S: ConstrainedSystem + ?Sized> BlockForm for Petrov<'_, S> {
 
     fn residual_norm(&self, r: &[f64]) -> f64 {
         self.blk.residual_norm(r)
+    }
+
+    fn take_extra_iterations(&mut self) -> usize {
+        self.predictor
+            .as_mut()
+            .map_or(0, |p| std::mem::take(&mut p.iterations))
     }
 
     fn append(
@@ -307,12 +411,33 @@ pub fn solve<S: ConstrainedSystem + ?Sized>(
     );
     match params.formulation {
         Formulation::PetrovGalerkin => {
+            let predictor = if n_el > 1 {
+                let blk = PetrovGalerkinBlock::new(sys, p, 1, h, nquad);
+                let n = blk.n_unknowns();
+                let solver = NewtonSolver::new(LinearSolver::for_pattern(blk.pattern().clone())?);
+                // per-element share of the block tolerance, so that the block Newton
+                // usually accepts the predicted solution without iterating
+                let newton = NewtonParams {
+                    tolerance: (newton.tolerance / n_el as f64).max(1e-14),
+                    max_iterations: newton.max_iterations,
+                };
+                Some(Predictor {
+                    blk,
+                    solver,
+                    x: vec![0.0; n],
+                    newton,
+                    iterations: 0,
+                })
+            } else {
+                None
+            };
             let mut form = Petrov {
                 blk: PetrovGalerkinBlock::new(sys, p, n_el, h, nquad),
                 sys,
                 order: p,
                 h,
                 lam: Vec::new(),
+                predictor,
             };
             run_blocks(
                 sys, &mut form, q0, p0, t_start, t_end, params, newton, method, progress,
@@ -385,6 +510,9 @@ fn run_blocks<S: ConstrainedSystem + ?Sized, B: BlockForm>(
             };
             solver.solve(&mut prob, &mut x, newton, cx)?
         };
+        // element-wise predictor iterations count as this block's work
+        let mut report = report;
+        report.iterations += form.take_extra_iterations();
         let first = if b == 0 { 0 } else { 1 };
         form.append(t0, &qs, &ps, &x, first, &mut traj);
         let k = traj.len() - 1;
