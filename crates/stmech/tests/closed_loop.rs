@@ -50,8 +50,7 @@ fn closed_loop_deviation(law: ConstitutiveLaw, elements_s: usize) -> ([f64; 2], 
         tolerance: 1e-10,
         max_iterations: 25,
     };
-    let mut stepper =
-        EnergyMomentumStepper::at_rest(&model, 4e-3, newton).expect("stepper starts");
+    let mut stepper = EnergyMomentumStepper::at_rest(&model, 4e-3, newton).expect("stepper starts");
     let mut worst = [0.0f64; 2];
     stepper
         .run_until(6.0, |s| {
@@ -78,7 +77,10 @@ fn example_3_2_actuation_makes_forward_tip_follow_trajectory() {
         }
         for k in 0..2 {
             let rates: Vec<f64> = dev.windows(2).map(|w| (w[0][k] / w[1][k]).log2()).collect();
-            eprintln!("  observed orders ({}): {rates:.2?}", ["position", "angle"][k]);
+            eprintln!(
+                "  observed orders ({}): {rates:.2?}",
+                ["position", "angle"][k]
+            );
             assert!(
                 dev.windows(2).all(|w| w[1][k] < 0.6 * w[0][k]),
                 "{law:?}: deviation must shrink with refinement: {dev:?}"
