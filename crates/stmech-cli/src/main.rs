@@ -4,6 +4,7 @@
 //! output directory exists), 3 the solver did not converge, 4 I/O error.
 
 mod beam_run;
+mod conditioning;
 mod convergence;
 mod inverse_run;
 mod plots;
@@ -51,6 +52,16 @@ enum Command {
     Convergence {
         /// Output directory.
         #[arg(long, value_name = "DIR", default_value = "out/convergence")]
+        out: PathBuf,
+        /// Replace an existing output directory.
+        #[arg(long)]
+        force: bool,
+    },
+    /// Condition number of the Newton iteration matrix against the step size ([P, Fig. 3])
+    /// for the midpoint rule and the space-time forms.
+    Conditioning {
+        /// Output directory.
+        #[arg(long, value_name = "DIR", default_value = "out/conditioning")]
         out: PathBuf,
         /// Replace an existing output directory.
         #[arg(long)]
@@ -120,6 +131,7 @@ fn main() -> ExitCode {
         }
         Command::Demo { out, force } => inverse_run::run_demo(out, force),
         Command::Convergence { out, force } => convergence::run(&out, force),
+        Command::Conditioning { out, force } => conditioning::run(&out, force),
         Command::Check { scenarios } => check(&scenarios),
     };
     match result {

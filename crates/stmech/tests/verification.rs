@@ -441,3 +441,55 @@ fn petrov_galerkin_solution_is_independent_of_blocking() {
         }
     }
 }
+
+/// Conditioning of the first Newton matrix against the step size (cf. [P, Fig. 3]), box
+/// spinning with ω = (0.3, 1.0, 0.2): measured slopes of log cond over log h are −2 for the
+/// midpoint step and the Petrov–Galerkin elements (one element, p = 1, 2; a 10-element
+/// block), and −3 for the paper's Bubnov blocks. Pinned within ±0.3 (docs/verification.md).
+#[test]
+fn iteration_matrix_condition_grows_like_h_to_minus_2_or_3() {
+    use stmech::solve::conditioning::{ConditionCase, iteration_matrix_condition};
+    let sys =
+        MultibodySystem::new(vec![paper_box([5.0; 3], [0.3, 1.0, 0.2])], vec![], vec![]).unwrap();
+    let (q0, p0) = sys.initial_state();
+    let hs = [0.05, 0.025, 0.0125, 0.00625];
+    for (case, expected) in [
+        (ConditionCase::Midpoint, -2.0),
+        (
+            ConditionCase::PetrovGalerkin {
+                order: 1,
+                elements: 1,
+            },
+            -2.0,
+        ),
+        (
+            ConditionCase::PetrovGalerkin {
+                order: 2,
+                elements: 1,
+            },
+            -2.0,
+        ),
+        (
+            ConditionCase::PetrovGalerkin {
+                order: 1,
+                elements: 10,
+            },
+            -2.0,
+        ),
+        (
+            ConditionCase::Bubnov {
+                order: 1,
+                elements: 10,
+            },
+            -3.0,
+        ),
+    ] {
+        let c: Vec<f64> = hs
+            .iter()
+            .map(|&h| iteration_matrix_condition(&sys, case, 0.0, &q0, &p0, h))
+            .collect();
+        let s = slope(&hs, &c);
+        eprintln!("{}: cond {c:?}, slope {s:.2}", case.label());
+        assert!((s - expected).abs() < 0.3, "{}: slope {s:.2}", case.label());
+    }
+}

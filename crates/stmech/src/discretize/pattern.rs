@@ -81,6 +81,18 @@ impl CscPattern {
         }
     }
 
+    /// Dense column-major copy of the matrix with `values` in pattern order (for small
+    /// matrices: conditioning studies and tests).
+    pub fn to_dense(&self, values: &[f64]) -> Vec<f64> {
+        let mut d = vec![0.0; self.n * self.n];
+        for c in 0..self.n {
+            for k in self.col_ptr[c]..self.col_ptr[c + 1] {
+                d[c * self.n + self.row_idx[k]] += values[k];
+            }
+        }
+        d
+    }
+
     /// Number of stored entries.
     pub fn nnz(&self) -> usize {
         self.row_idx.len()

@@ -113,6 +113,53 @@ impl<S: ConstrainedSystem + ?Sized> NewtonSystem for Step<'_, S> {
     }
 }
 
+/// Dense (column-major) iteration matrix of one θ-step of size `h` from `(q0, p0)` at the
+/// predictor `q₁ = q₀ + h 𝕄⁻¹p₀`, `p₁ = p₀`, `λ₁ = lam` (for conditioning studies).
+pub fn step_jacobian_dense<S: ConstrainedSystem + ?Sized>(
+    sys: &S,
+    scheme: ThetaScheme,
+    t0: f64,
+    q0: &[f64],
+    p0: &[f64],
+    h: f64,
+    lam: &[f64],
+) -> (usize, Vec<f64>) {
+    let (nq, nl) = (sys.n_q(), sys.n_lambda());
+    let n = 2 * nq + nl;
+    let template = crate::discretize::pattern::node_pair_template(sys);
+    let pattern = CscPattern::from_entries(n, || template.iter().copied());
+    let pos: Vec<usize> = template
+        .iter()
+        .map(|&(r, c)| pattern.position(r, c))
+        .collect();
+    let (mut ev, mut ev1) = (sys.new_point_eval(), sys.new_point_eval());
+    let mut qt = vec![0.0; nq];
+    let mut v = vec![0.0; nq];
+    velocity_into(sys, p0, &mut v);
+    let mut x = vec![0.0; n];
+    for i in 0..nq {
+        x[i] = q0[i] + h * v[i];
+        x[nq + i] = p0[i];
+    }
+    x[2 * nq..].copy_from_slice(lam);
+    let mut values = vec![0.0; pattern.nnz()];
+    let mut r = vec![0.0; n];
+    let mut st = Step {
+        sys,
+        theta: scheme.theta,
+        h,
+        t0,
+        q0,
+        p0,
+        ev: &mut ev,
+        ev1: &mut ev1,
+        qt: &mut qt,
+        pos: &pos,
+    };
+    st.assemble(&x, &mut r, Some(&mut values));
+    (n, pattern.to_dense(&values))
+}
+
 /// Runs the θ-scheme with fixed step `step` (the last step is shortened to hit `t_end`).
 #[allow(clippy::too_many_arguments)]
 pub fn solve<S: ConstrainedSystem + ?Sized>(
