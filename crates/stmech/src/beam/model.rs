@@ -96,6 +96,9 @@ pub struct DistributedLoad {
     pub time_function: TimeFunction,
 }
 
+/// Largest number of elements a beam model accepts (a few GB of sparse LU at most).
+pub const MAX_ELEMENTS: usize = 1_000_000;
+
 /// Everything that defines a planar beam before discretisation.
 #[derive(Debug, Clone, PartialEq)]
 pub struct BeamSpec {
@@ -421,6 +424,15 @@ pub fn validate(spec: &BeamSpec, prefix: &str) -> Vec<InputError> {
         out.push(invalid(
             &format!("{prefix}.elements"),
             "a beam needs at least one element; use e.g. elements = 10".to_owned(),
+        ));
+    } else if spec.elements > MAX_ELEMENTS {
+        out.push(invalid(
+            &format!("{prefix}.elements"),
+            format!(
+                "{} elements exceed the limit of {MAX_ELEMENTS} (the system would not fit in \
+                 memory); use fewer, higher-order elements",
+                spec.elements
+            ),
         ));
     }
     if !(spec.order == 1 || spec.order == 2) {

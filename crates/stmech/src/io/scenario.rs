@@ -1036,9 +1036,14 @@ fn validate_joints(
                         "required for a revolute joint: the hinge axis in the body's director \
                          components (global components for \"ground\")",
                     ),
-                    Some(v) if all_finite(&v) && norm(&v) < 1e-12 => issues.push(
+                    // `!(… >= …)` also catches NaN/∞ components, which must not reach the
+                    // constraint (its constructor requires a finite, non-zero axis)
+                    Some(v) if !(all_finite(&v) && norm(&v) >= 1e-12) => issues.push(
                         at(field),
-                        format!("the hinge axis has zero length ({v:?}); give a non-zero vector"),
+                        format!(
+                            "the hinge axis must be a finite, non-zero vector (got {v:?}); \
+                             give e.g. [0.0, 0.0, 1.0]"
+                        ),
                     ),
                     Some(v) => axes[k] = v,
                 }
