@@ -676,10 +676,12 @@ impl<'a> Assembly<'a> {
                         tr.pose(t),
                         [0, 1].map(|l| [0, 1, 2].map(|c| self.f_dof(js[l], c))),
                     ),
+                    // R2 ⊃ − ∫ N_a F, the same sign as the unknown actuation of inverse mode
+                    // (a sign flip here was caught by `tests/beam_cross_check.rs`)
                     Mode::Forward(f) => {
                         let g = f(t);
                         (
-                            [-g[0], -g[1], -g[2]],
+                            g,
                             [0, 1].map(|l| [0, 1, 2].map(|c| Self::dof(ns1, 0, js[l], 3 + c))),
                         )
                     }
