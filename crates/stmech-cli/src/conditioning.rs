@@ -8,8 +8,7 @@ use crate::Failure;
 use crate::plots;
 use serde_json::json;
 use std::path::Path;
-use stmech::io::output::{OutputDir, write_json};
-use stmech::model::{MassProperties, MultibodySystem, RigidBody};
+use stmech::io::output::OutputDir;
 use stmech::solve::conditioning::{ConditionCase, iteration_matrix_condition};
 
 /// Step sizes of the study (s).
@@ -40,36 +39,10 @@ pub const CASES: [ConditionCase; 6] = [
     },
 ];
 
-fn system() -> MultibodySystem {
-    let d = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]];
-    let body = RigidBody {
-        name: "box".into(),
-        mass: MassProperties::from_box([2.0, 1.0, 1.0], 1.5, [0.0; 3]),
-        position: [0.0; 3],
-        directors: d,
-        velocity: [5.0; 3],
-        director_velocities: RigidBody::director_velocities_from_angular_velocity(
-            &d,
-            &[0.3, 1.0, 0.2],
-        ),
-    };
-    MultibodySystem::new(vec![body], vec![], vec![]).expect("valid built-in model")
-}
-
-/// Least-squares slope of log(y) over log(x).
-fn slope(pts: &[(f64, f64)]) -> f64 {
-    let n = pts.len() as f64;
-    let (lx, ly): (Vec<f64>, Vec<f64>) = pts.iter().map(|(x, y)| (x.ln(), y.ln())).unzip();
-    let (mx, my) = (lx.iter().sum::<f64>() / n, ly.iter().sum::<f64>() / n);
-    let sxy: f64 = lx.iter().zip(&ly).map(|(x, y)| (x - mx) * (y - my)).sum();
-    let sxx: f64 = lx.iter().map(|x| (x - mx).powi(2)).sum();
-    sxy / sxx
-}
-
 /// Runs the study and writes the results into `out` (atomically).
 pub fn run(out: &Path, force: bool) -> Result<(), Failure> {
     let staging = OutputDir::prepare(out, force).map_err(crate::run::output_failure)?;
-    let sys = system();
+    let sys = crate::study::paper_box([5.0; 3], [0.3, 1.0, 0.2], Vec::new());
     let (q0, p0) = sys.initial_state();
     let mut csv = String::from("case,h [s],condition_number [-]\n");
     let mut series = Vec::new();
@@ -82,7 +55,7 @@ pub fn run(out: &Path, force: bool) -> Result<(), Failure> {
         for (h, c) in &pts {
             csv.push_str(&format!("{},{h:e},{c:e}\n", case.label()));
         }
-        let s = slope(&pts);
+        let s = crate::study::slope(&pts);
         println!(
             "{:45} cond {:?}  slope {s:.2}",
             case.label(),
@@ -99,27 +72,21 @@ pub fn run(out: &Path, force: bool) -> Result<(), Failure> {
             points: pts.iter().map(|(h, c)| (h.log10(), c.log10())).collect(),
         });
     }
-    let io = |e: std::io::Error| Failure::new(Failure::IO, e);
-    std::fs::write(staging.file("conditioning.csv"), csv).map_err(io)?;
-    plots::xy_chart(
-        &staging.file("conditioning.png"),
-        "Condition number of the iteration matrix",
-        "log10 h [s]",
-        "log10 cond [-]",
-        &series,
+    crate::study::write(
+        staging,
+        crate::study::StudyOutput {
+            name: "conditioning",
+            csv,
+            title: "Condition number of the iteration matrix",
+            x_label: "log10 h [s]",
+            y_label: "log10 cond [-]",
+            series,
+            summary: json!({
+                "stmech_version": env!("CARGO_PKG_VERSION"),
+                "study": "2-norm condition number of the first Newton matrix against the step size",
+                "model": "box 2 x 1 x 1 m, rho0 = 1.5 kg/m^3, omega = (0.3, 1.0, 0.2) rad/s, no load",
+                "cases": cases,
+            }),
+        },
     )
-    .map_err(|e| Failure::new(Failure::IO, e))?;
-    write_json(
-        &staging.file("summary.json"),
-        &json!({
-            "stmech_version": env!("CARGO_PKG_VERSION"),
-            "study": "2-norm condition number of the first Newton matrix against the step size",
-            "model": "box 2 x 1 x 1 m, rho0 = 1.5 kg/m^3, omega = (0.3, 1.0, 0.2) rad/s, no load",
-            "cases": cases,
-        }),
-    )
-    .map_err(crate::run::output_failure)?;
-    let dir = staging.commit().map_err(crate::run::output_failure)?;
-    println!("results in {}", dir.display());
-    Ok(())
 }

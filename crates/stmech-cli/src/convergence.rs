@@ -12,28 +12,10 @@ use crate::Failure;
 use crate::plots;
 use serde_json::json;
 use std::path::Path;
-use stmech::io::output::{OutputDir, write_json};
-use stmech::model::{Load, LoadKind, MassProperties, MultibodySystem, RigidBody, TimeFunction};
+use stmech::io::output::OutputDir;
+use stmech::model::{Load, LoadKind, TimeFunction};
 use stmech::solve::NewtonParams;
 use stmech::solve::scheme::{Formulation, Method, SpaceTimeParams, ThetaScheme, simulate};
-
-fn system() -> MultibodySystem {
-    let d = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]];
-    let body = RigidBody {
-        name: "box".into(),
-        mass: MassProperties::from_box([2.0, 1.0, 1.0], 1.5, [0.0; 3]),
-        position: [0.0; 3],
-        directors: d,
-        velocity: [5.0; 3],
-        director_velocities: [[0.0; 3]; 3],
-    };
-    let torque = Load {
-        body: 0,
-        kind: LoadKind::Torque([1.0; 3]),
-        time_function: TimeFunction::Constant,
-    };
-    MultibodySystem::new(vec![body], vec![torque], vec![]).expect("valid built-in model")
-}
 
 fn st(order: usize, n: usize, formulation: Formulation) -> Method {
     Method::SpaceTime(SpaceTimeParams {
@@ -45,20 +27,15 @@ fn st(order: usize, n: usize, formulation: Formulation) -> Method {
     })
 }
 
-/// Least-squares slope of log(err) over log(h).
-fn slope(pts: &[(f64, f64)]) -> f64 {
-    let n = pts.len() as f64;
-    let (lx, ly): (Vec<f64>, Vec<f64>) = pts.iter().map(|(h, e)| (h.ln(), e.ln())).unzip();
-    let (mx, my) = (lx.iter().sum::<f64>() / n, ly.iter().sum::<f64>() / n);
-    let sxy: f64 = lx.iter().zip(&ly).map(|(x, y)| (x - mx) * (y - my)).sum();
-    let sxx: f64 = lx.iter().map(|x| (x - mx).powi(2)).sum();
-    sxy / sxx
-}
-
 /// Runs the study and writes the results into `out` (atomically).
 pub fn run(out: &Path, force: bool) -> Result<(), Failure> {
     let staging = OutputDir::prepare(out, force).map_err(crate::run::output_failure)?;
-    let sys = system();
+    let torque = Load {
+        body: 0,
+        kind: LoadKind::Torque([1.0; 3]),
+        time_function: TimeFunction::Constant,
+    };
+    let sys = crate::study::paper_box([5.0; 3], [0.0; 3], vec![torque]);
     let (q0, p0) = sys.initial_state();
     let newton = NewtonParams {
         tolerance: 1e-12,
@@ -137,7 +114,7 @@ pub fn run(out: &Path, force: bool) -> Result<(), Failure> {
             csv.push_str(&format!("{name},{h:e},{e:e}\n"));
             pts.push((h, e));
         }
-        let s = slope(&pts);
+        let s = crate::study::slope(&pts);
         println!(
             "{name:16} errors {:?} slope {s:.2}",
             pts.iter()
@@ -150,27 +127,21 @@ pub fn run(out: &Path, force: bool) -> Result<(), Failure> {
             points: pts.iter().map(|(h, e)| (h.log10(), e.log10())).collect(),
         });
     }
-    let io = |e: std::io::Error| Failure::new(Failure::IO, e);
-    std::fs::write(staging.file("convergence.csv"), csv).map_err(io)?;
-    plots::xy_chart(
-        &staging.file("convergence.png"),
-        "Error of [P, Eq. (26)] at T = 1 s, constant torque",
-        "log10 h [s]",
-        "log10 error [-]",
-        &series,
+    crate::study::write(
+        staging,
+        crate::study::StudyOutput {
+            name: "convergence",
+            csv,
+            title: "Error of [P, Eq. (26)] at T = 1 s, constant torque",
+            x_label: "log10 h [s]",
+            y_label: "log10 error [-]",
+            series,
+            summary: json!({
+                "stmech_version": env!("CARGO_PKG_VERSION"),
+                "study": "convergence of [P, Eq. (26)], constant torque (1,1,1) N·m on [0, 1] s",
+                "reference": "Petrov-Galerkin p = 4, 64 elements",
+                "methods": slopes,
+            }),
+        },
     )
-    .map_err(|e| Failure::new(Failure::IO, e))?;
-    write_json(
-        &staging.file("summary.json"),
-        &json!({
-            "stmech_version": env!("CARGO_PKG_VERSION"),
-            "study": "convergence of [P, Eq. (26)], constant torque (1,1,1) N·m on [0, 1] s",
-            "reference": "Petrov-Galerkin p = 4, 64 elements",
-            "methods": slopes,
-        }),
-    )
-    .map_err(crate::run::output_failure)?;
-    let dir = staging.commit().map_err(crate::run::output_failure)?;
-    println!("results in {}", dir.display());
-    Ok(())
 }

@@ -10,6 +10,7 @@ mod inverse_run;
 mod plots;
 mod progress;
 mod run;
+mod study;
 
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
