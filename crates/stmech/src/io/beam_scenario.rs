@@ -38,7 +38,7 @@
 //! As for rigid-body scenarios ([`super::scenario`]), unknown fields and wrong types stop the
 //! parse with line and column; all value problems are then collected, each with its field path.
 
-use super::scenario::ScenarioError;
+use super::scenario::{Issues, ScenarioError};
 use crate::beam::model::{
     BeamModel, BeamSpec, DistributedLoad, EndCondition, PointLoad, ReferenceGeometry, validate,
 };
@@ -264,17 +264,6 @@ struct RawOutput {
     plots: Option<bool>,
 }
 
-struct Issues(Vec<InputError>);
-
-impl Issues {
-    fn push(&mut self, field: impl Into<String>, message: impl Into<String>) {
-        self.0.push(InputError::Invalid {
-            field: field.into(),
-            message: message.into(),
-        });
-    }
-}
-
 fn time_function(tf: Option<&RawTimeFunction>, at: &str, issues: &mut Issues) -> TimeFunction {
     let Some(tf) = tf else {
         return TimeFunction::Constant;
@@ -324,34 +313,6 @@ fn time_function(tf: Option<&RawTimeFunction>, at: &str, issues: &mut Issues) ->
     }
 }
 
-/// Reports every `nan`/`inf` (TOML allows them) with its field path.
-fn non_finite(v: &toml::Value, path: &mut String, issues: &mut Issues) {
-    match v {
-        toml::Value::Float(x) if !x.is_finite() => {
-            issues.push(path.clone(), format!("must be a finite number, got {x}"));
-        }
-        toml::Value::Table(t) => {
-            for (k, v) in t {
-                let len = path.len();
-                if !path.is_empty() {
-                    path.push('.');
-                }
-                path.push_str(k);
-                non_finite(v, path, issues);
-                path.truncate(len);
-            }
-        }
-        toml::Value::Array(a) => {
-            for (i, v) in a.iter().enumerate() {
-                let len = path.len();
-                path.push_str(&format!("[{i}]"));
-                non_finite(v, path, issues);
-                path.truncate(len);
-            }
-        }
-        _ => {}
-    }
-}
 
 impl BeamScenario {
     /// Parses and validates scenario text.
@@ -363,7 +324,7 @@ impl BeamScenario {
         let raw: Raw = toml::from_str(text).map_err(syntax)?;
         let table: toml::Table = text.parse().map_err(syntax)?;
         let mut issues = Issues(Vec::new());
-        non_finite(
+        super::scenario::check_finite(
             &toml::Value::Table(table.clone()),
             &mut String::new(),
             &mut issues,

@@ -340,10 +340,12 @@ struct RawOutput {
 // Validation.
 
 #[derive(Default)]
-struct Issues(Vec<InputError>);
+/// Problems found while validating a scenario, in file order (shared by the scenario parsers).
+pub(crate) struct Issues(pub(crate) Vec<InputError>);
 
 impl Issues {
-    fn push(&mut self, field: impl Into<String>, message: impl Into<String>) {
+    /// Records a problem of `field`.
+    pub(crate) fn push(&mut self, field: impl Into<String>, message: impl Into<String>) {
         self.0.push(InputError::Invalid {
             field: field.into(),
             message: message.into(),
@@ -353,7 +355,7 @@ impl Issues {
 
 /// Reports every non-finite float (TOML allows `nan` and `inf`) with its path. The typed
 /// checks below skip non-finite values so that each problem is reported once.
-fn check_finite(v: &toml::Value, path: &mut String, issues: &mut Issues) {
+pub(crate) fn check_finite(v: &toml::Value, path: &mut String, issues: &mut Issues) {
     match v {
         toml::Value::Float(x) if !x.is_finite() => {
             issues.push(path.clone(), format!("must be a finite number, got {x}"));
