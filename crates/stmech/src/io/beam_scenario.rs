@@ -313,7 +313,6 @@ fn time_function(tf: Option<&RawTimeFunction>, at: &str, issues: &mut Issues) ->
     }
 }
 
-
 impl BeamScenario {
     /// Parses and validates scenario text.
     pub fn from_toml_str(text: &str, origin: &str) -> Result<Self, ScenarioError> {
