@@ -1043,8 +1043,8 @@ fn validate_joints(
                     Some(v) if !(all_finite(&v) && norm(&v) >= 1e-12) => issues.push(
                         at(field),
                         format!(
-                            "the hinge axis must be a finite, non-zero vector (got {v:?}); \
-                             give e.g. [0.0, 0.0, 1.0]"
+                            "the hinge axis must be finite and must not have zero length (got \
+                             {v:?}); give e.g. [0.0, 0.0, 1.0]"
                         ),
                     ),
                     Some(v) => axes[k] = v,
