@@ -7,7 +7,6 @@
 
 use crate::Failure;
 use anyhow::Context;
-use plotters::prelude::*;
 use serde_json::{Value, json};
 use std::fmt::Write as _;
 use std::path::Path;
@@ -247,56 +246,11 @@ pub fn run_path(path: &Path, out: &Path, force: bool, no_plots: bool) -> Result<
     Ok(())
 }
 
-/// Overlays the beam shapes of all snapshots (equal axis scales).
+/// Overlays the beam shapes of all snapshots (equal axis scales, darker = later).
 fn plot_shapes(path: &Path, snaps: &[BeamSnapshot]) -> anyhow::Result<()> {
-    static FONT: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    let ok = *FONT.get_or_init(|| {
-        plotters::style::register_font("sans-serif", FontStyle::Normal, dejavu::sans::regular())
-            .is_ok()
-    });
-    anyhow::ensure!(ok, "the embedded DejaVu Sans font could not be loaded");
-    let (mut x0, mut x1, mut y0, mut y1) = (f64::MAX, f64::MIN, f64::MAX, f64::MIN);
-    for s in snaps {
-        for p in &s.positions {
-            x0 = x0.min(p[0]);
-            x1 = x1.max(p[0]);
-            y0 = y0.min(p[1]);
-            y1 = y1.max(p[1]);
-        }
-    }
-    // square data window so that shapes are not distorted
-    let span = (x1 - x0).max(y1 - y0).max(1e-9) * 1.1;
-    let (cx, cy) = (0.5 * (x0 + x1), 0.5 * (y0 + y1));
-    let root = BitMapBackend::new(path, (800, 800)).into_drawing_area();
-    root.fill(&WHITE)?;
-    let mut chart = ChartBuilder::on(&root)
-        .caption("Beam shapes (darker = later)", ("sans-serif", 24))
-        .margin(15)
-        .x_label_area_size(45)
-        .y_label_area_size(60)
-        .build_cartesian_2d(
-            cx - 0.5 * span..cx + 0.5 * span,
-            cy - 0.5 * span..cy + 0.5 * span,
-        )?;
-    chart
-        .configure_mesh()
-        .x_desc("r1 [m]")
-        .y_desc("r2 [m]")
-        .label_style(("sans-serif", 16))
-        .draw()?;
-    let n = snaps.len().max(2) - 1;
-    for (k, s) in snaps.iter().enumerate() {
-        let shade = 0.85 * (1.0 - k as f64 / n as f64);
-        let c = RGBColor(
-            (40.0 + 200.0 * shade) as u8,
-            (60.0 + 180.0 * shade) as u8,
-            (200.0 + 40.0 * shade) as u8,
-        );
-        chart.draw_series(LineSeries::new(
-            s.positions.iter().map(|p| (p[0], p[1])),
-            c.stroke_width(2),
-        ))?;
-    }
-    root.present()?;
-    Ok(())
+    let shapes: Vec<Vec<(f64, f64)>> = snaps
+        .iter()
+        .map(|s| s.positions.iter().map(|p| (p[0], p[1])).collect())
+        .collect();
+    crate::plots::shapes_chart(path, "Beam shapes (darker = later)", &shapes, None)
 }

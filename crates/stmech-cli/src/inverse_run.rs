@@ -330,54 +330,24 @@ fn plot_actuation(path: &Path, sol: &SpaceTimeSolution) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// `[I]` Fig. 2: snapshots of the beam (about 13 evenly spaced times) and the tip path.
+/// `[I]` Fig. 2: snapshots of the beam (13 evenly spaced times) and the tip path.
 fn plot_snapshots(path: &Path, sol: &SpaceTimeSolution) -> anyhow::Result<()> {
-    let ns1 = sol.s.len();
-    let nt1 = sol.t.len();
-    let xs = sol.x.iter().map(|x| x[0]);
-    let ys = sol.x.iter().map(|x| x[1]);
-    let (x0, x1) = padded_range(xs);
-    let (y0, y1) = padded_range(ys);
-    // equal aspect ratio
-    let span = (x1 - x0).max(y1 - y0);
-    let (cx, cy) = (0.5 * (x0 + x1), 0.5 * (y0 + y1));
-    let root = BitMapBackend::new(path, (800, 800)).into_drawing_area();
-    root.fill(&WHITE)?;
-    let mut chart = ChartBuilder::on(&root)
-        .caption("Snapshots of the beam", ("sans-serif", 22))
-        .margin(14)
-        .x_label_area_size(45)
-        .y_label_area_size(60)
-        .build_cartesian_2d(
-            cx - 0.5 * span..cx + 0.5 * span,
-            cy - 0.5 * span..cy + 0.5 * span,
-        )?;
-    chart
-        .configure_mesh()
-        .x_desc("x [m]")
-        .y_desc("y [m]")
-        .draw()?;
-    let tip: Vec<(f64, f64)> = (0..nt1).map(|j| (sol.tip(j)[0], sol.tip(j)[1])).collect();
-    chart
-        .draw_series(LineSeries::new(tip, RED.stroke_width(1)))?
-        .label("tip path")
-        .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], RED));
+    let (ns1, nt1) = (sol.s.len(), sol.t.len());
     let n_snap = 12;
-    for k in 0..=n_snap {
-        let j = k * (nt1 - 1) / n_snap;
-        let shade = 0.25 + 0.75 * k as f64 / n_snap as f64;
-        let color = RGBColor(0, 0, (255.0 * shade) as u8);
-        let pts: Vec<(f64, f64)> = (0..ns1)
-            .map(|i| (sol.x_at(i, j)[0], sol.x_at(i, j)[1]))
-            .collect();
-        chart.draw_series(LineSeries::new(pts, color.stroke_width(2)))?;
-    }
-    chart
-        .configure_series_labels()
-        .background_style(WHITE.mix(0.8))
-        .border_style(BLACK)
-        .draw()?;
-    root.present()
-        .with_context(|| format!("writing {}", path.display()))?;
-    Ok(())
+    let shapes: Vec<Vec<(f64, f64)>> = (0..=n_snap)
+        .map(|k| {
+            let j = k * (nt1 - 1) / n_snap;
+            (0..ns1)
+                .map(|i| (sol.x_at(i, j)[0], sol.x_at(i, j)[1]))
+                .collect()
+        })
+        .collect();
+    let tip: Vec<(f64, f64)> = (0..nt1).map(|j| (sol.tip(j)[0], sol.tip(j)[1])).collect();
+    crate::plots::shapes_chart(
+        path,
+        "Snapshots of the beam",
+        &shapes,
+        Some(("tip path", tip)),
+    )
+    .with_context(|| format!("writing {}", path.display()))
 }

@@ -338,6 +338,72 @@ pub fn xy_chart(
     Ok(())
 }
 
+/// Beam shapes in the plane on equal axis scales (800×800), early shapes light blue and late
+/// ones dark blue, with an optional labelled curve on top (e.g. the tip path). Used by the forward beam
+/// runs and the inverse demo ([I] Fig. 2).
+pub fn shapes_chart(
+    path: &Path,
+    title: &str,
+    shapes: &[Vec<(f64, f64)>],
+    overlay: Option<(&str, Vec<(f64, f64)>)>,
+) -> anyhow::Result<()> {
+    register_font()?;
+    let all = shapes
+        .iter()
+        .flatten()
+        .chain(overlay.iter().flat_map(|o| o.1.iter()));
+    let (x0, x1) = padded_range(all.clone().map(|p| p.0));
+    let (y0, y1) = padded_range(all.map(|p| p.1));
+    // square data window so that shapes are not distorted
+    let span = (x1 - x0).max(y1 - y0).max(1e-9);
+    let (cx, cy) = (0.5 * (x0 + x1), 0.5 * (y0 + y1));
+    let root = BitMapBackend::new(path, (800, 800)).into_drawing_area();
+    root.fill(&WHITE)?;
+    let mut chart = ChartBuilder::on(&root)
+        .caption(title, ("sans-serif", 22))
+        .margin(14)
+        .x_label_area_size(45)
+        .y_label_area_size(60)
+        .build_cartesian_2d(
+            cx - 0.5 * span..cx + 0.5 * span,
+            cy - 0.5 * span..cy + 0.5 * span,
+        )?;
+    chart
+        .configure_mesh()
+        .x_desc("x [m]")
+        .y_desc("y [m]")
+        .label_style(("sans-serif", 15))
+        .draw()?;
+    let n = shapes.len().max(2) - 1;
+    for (k, shape) in shapes.iter().enumerate() {
+        // light blue (first) to dark blue (last)
+        let light = 1.0 - k as f64 / n as f64;
+        let color = RGBColor(
+            (190.0 * light) as u8,
+            (200.0 * light) as u8,
+            (130.0 + 125.0 * light) as u8,
+        );
+        chart.draw_series(LineSeries::new(
+            shape.iter().copied(),
+            color.stroke_width(2),
+        ))?;
+    }
+    if let Some((label, pts)) = overlay {
+        chart
+            .draw_series(LineSeries::new(pts, RED.stroke_width(1)))?
+            .label(label)
+            .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], RED));
+        chart
+            .configure_series_labels()
+            .background_style(WHITE.mix(0.8))
+            .border_style(BLACK)
+            .label_font(("sans-serif", 14))
+            .draw()?;
+    }
+    root.present()?;
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
