@@ -1612,4 +1612,34 @@ time_function = { kind = "window", start = 0.5, end = 1.5 }
             Scenario::from_toml_str(&format!("{BASE}\n[output]\nplots = false\n"), "t").unwrap();
         assert!(!s.plots);
     }
+
+    /// `method.formulation`: both names parse, a misspelling lists the choices with its line,
+    /// and it is refused for time stepping.
+    #[test]
+    fn formulation_field_is_validated() {
+        for (name, expected) in [
+            ("petrov-galerkin", Formulation::PetrovGalerkin),
+            ("bubnov", Formulation::Bubnov),
+        ] {
+            let text = BASE.replace("order = 1", &format!("order = 1\nformulation = \"{name}\""));
+            match Scenario::from_toml_str(&text, "t").unwrap().method {
+                Method::SpaceTime(p) => assert_eq!(p.formulation, expected),
+                m => panic!("unexpected method {m:?}"),
+            }
+        }
+        let text = BASE.replace("order = 1", "order = 1\nformulation = \"galerkin\"");
+        let msg = Scenario::from_toml_str(&text, "t").unwrap_err().to_string();
+        assert!(
+            msg.contains("galerkin") && msg.contains("petrov-galerkin") && msg.contains("line"),
+            "{msg}"
+        );
+        let text = BASE
+            .replace(
+                "kind = \"space-time\"",
+                "kind = \"midpoint\"\nstep = 0.01\nformulation = \"bubnov\"",
+            )
+            .replace("order = 1\n", "");
+        let msg = Scenario::from_toml_str(&text, "t").unwrap_err().to_string();
+        assert!(msg.contains("method.formulation"), "{msg}");
+    }
 }
