@@ -231,6 +231,8 @@ fn summary_ok(s: &InverseScenario, sol: &SpaceTimeSolution, secs: f64) -> serde_
             "residuals": sol.newton.residuals,
             "assembly_seconds": sol.newton.assembly_seconds,
             "linear_solve_seconds": sol.newton.linear_seconds,
+            "linear_solver": sol.newton.linear_solver,
+            "linear_residual_relative": sol.newton.linear_residual,
         },
         "tip_tracking_error": tracking_error(s, sol),
         "actuation": {

@@ -1,22 +1,58 @@
 //! Benchmark of the space-time inverse beam solver on `[I]` Example 3.2 (log law, Eq. 35
-//! corrected, t = [0, 6] s, 20 space elements, time step from the wave speeds: 20 × 120).
+//! corrected, t = [0, 6] s, time step from the wave speeds, μ = 1: `n_s × 6 n_s` elements).
+//!
+//! * `sideways/NSxNT`: the default linear solver (sideways block elimination) at 32 × 192,
+//!   64 × 384 (the target: ≤ 1 s) and 128 × 768, to show how the time grows when both
+//!   resolutions double (4× the unknowns);
+//! * `sparse_lu/20x120` and `sideways/20x120`: faer's general sparse LU against the sideways
+//!   elimination on the same Newton systems, the baseline ratio of one run.
 //!
 //! Run with `cargo bench -p stmech --bench inverse`.
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use std::hint::black_box;
 use stmech::beam::section::ConstitutiveLaw;
-use stmech::inverse::{BeamModel, NewtonSettings, RestToRestArc, SpaceTimeMesh, solve_inverse};
+use stmech::inverse::{
+    BeamModel, LinearSolverKind, NewtonSettings, RestToRestArc, SpaceTimeMesh, solve_inverse,
+};
 
 fn example_3_2(c: &mut Criterion) {
     let beam = BeamModel::example_3_2(ConstitutiveLaw::Log);
-    let mesh = SpaceTimeMesh::auto(&beam, 0.0, 6.0, 20);
     let tr = RestToRestArc::example_3_2();
     let mut g = c.benchmark_group("inverse");
     g.sample_size(10);
-    g.bench_function("example_3_2_20x120", |b| {
-        b.iter(|| black_box(solve_inverse(&beam, &mesh, &tr, &NewtonSettings::default()).unwrap()))
-    });
+    for (ns, kind) in [
+        (20, LinearSolverKind::SparseLu),
+        (20, LinearSolverKind::Sideways),
+        (32, LinearSolverKind::Sideways),
+        (64, LinearSolverKind::Sideways),
+        (128, LinearSolverKind::Sideways),
+    ] {
+        let mesh = SpaceTimeMesh::auto(&beam, 0.0, 6.0, ns);
+        let settings = NewtonSettings {
+            linear_solver: kind,
+            ..NewtonSettings::default()
+        };
+        let name = match kind {
+            LinearSolverKind::Sideways => "sideways",
+            LinearSolverKind::SparseLu => "sparse_lu",
+        };
+        // One solve outside the timing loop: its Newton history says where the time goes.
+        let sol = solve_inverse(&beam, &mesh, &tr, &settings).unwrap();
+        eprintln!(
+            "{name} {}x{}: {} unknowns, {} Newton iterations, assembly {:.3} s, linear {:.3} s",
+            mesh.elements_s,
+            mesh.elements_t,
+            sol.newton.unknowns,
+            sol.newton.iterations,
+            sol.newton.assembly_seconds,
+            sol.newton.linear_seconds
+        );
+        g.bench_function(
+            format!("{name}/{}x{}", mesh.elements_s, mesh.elements_t),
+            |b| b.iter(|| black_box(solve_inverse(&beam, &mesh, &tr, &settings).unwrap())),
+        );
+    }
     g.finish();
 }
 

@@ -328,7 +328,8 @@ fn precursor_profile() {
         Some(ConstitutiveLaw::Quadratic),
         Some(ConstitutiveLaw::Log),
     ] {
-        for ns in [10, 20, 40] {
+        let mut last: Option<f64> = None;
+        for ns in [10, 20, 40, 80, 160] {
             let (beam, tr): (BeamModel, Box<dyn stmech::inverse::TipTrajectory>) = match law {
                 None => (axial_beam(1.0), Box::new(axial_trajectory(0.1))),
                 Some(l) => (
@@ -353,9 +354,87 @@ fn precursor_profile() {
                     force = force.max(sol.actuation[j][c].abs());
                 }
             }
+            let order = last.map_or(f64::NAN, |m: f64| (m / motion).log2());
+            last = Some(motion);
             println!(
-                "{law:?} ns = {ns}: before t = 0.8 s max motion {motion:.2e}, max |F| {force:.2e}"
+                "{law:?} ns = {ns}: before t = 0.8 s max motion {motion:.2e} (order {order:.2}), \
+                 max |F| {force:.2e}"
             );
         }
+    }
+}
+
+/// The sideways elimination (default linear solver, `inverse::sideways`) and faer's general
+/// sparse LU solve the same Newton systems: the Newton histories and the solutions agree to
+/// round-off, for both laws, a free tip and an end mass (whose boundary rows take the other
+/// path through the Jacobian storage), inside the mesh-ratio limit and at it (`μ = 2`).
+#[test]
+fn sideways_elimination_matches_sparse_lu() {
+    use stmech::inverse::LinearSolverKind;
+    let cases = [
+        (ConstitutiveLaw::Log, TipLaw::Free, 10, 60),
+        (
+            ConstitutiveLaw::Quadratic,
+            TipLaw::Mass {
+                mass: 0.3,
+                inertia: 0.05,
+            },
+            12,
+            72,
+        ),
+        // μ = hs / (c ht) = 2 with c = 1
+        (ConstitutiveLaw::Quadratic, TipLaw::Free, 16, 192),
+    ];
+    for (law, tip, ns, nt) in cases {
+        let mut beam = BeamModel::example_3_2(law);
+        beam.tip = tip;
+        let mesh = SpaceTimeMesh {
+            t_start: 0.0,
+            t_end: 6.0,
+            elements_s: ns,
+            elements_t: nt,
+        };
+        let tr = RestToRestArc::example_3_2();
+        let solve = |kind| {
+            let settings = NewtonSettings {
+                linear_solver: kind,
+                ..NewtonSettings::default()
+            };
+            solve_inverse(&beam, &mesh, &tr, &settings).unwrap()
+        };
+        let (a, b) = (
+            solve(LinearSolverKind::Sideways),
+            solve(LinearSolverKind::SparseLu),
+        );
+        assert_eq!(a.newton.linear_solver, LinearSolverKind::Sideways);
+        assert_eq!(b.newton.linear_solver, LinearSolverKind::SparseLu);
+        let diff = |p: &[[f64; 3]], q: &[[f64; 3]]| {
+            p.iter().zip(q).fold(0.0f64, |m, (u, w)| {
+                m.max((0..3).fold(0.0f64, |m, c| m.max((u[c] - w[c]).abs())))
+            })
+        };
+        let (df, dx, dv) = (
+            diff(&a.actuation, &b.actuation),
+            diff(&a.x, &b.x),
+            diff(&a.v, &b.v),
+        );
+        println!(
+            "{law:?} {tip:?} {ns}×{nt}: |ΔF| {df:.2e}, |Δx| {dx:.2e}, |Δv| {dv:.2e}; Newton {} vs {}; \
+             sideways linear residual {:.2e}",
+            a.newton.iterations, b.newton.iterations, a.newton.linear_residual
+        );
+        assert_eq!(a.newton.iterations, b.newton.iterations);
+        for (ra, rb) in a.newton.residuals.iter().zip(&b.newton.residuals) {
+            assert!(
+                (ra - rb).abs() <= 1e-6 * rb.abs() + 1e-11,
+                "{ra:e} vs {rb:e}"
+            );
+        }
+        assert!(df < 1e-9 && dx < 1e-9 && dv < 1e-9);
+        assert!(
+            a.newton.linear_residual < 1e-10,
+            "{:e}",
+            a.newton.linear_residual
+        );
     }
 }

@@ -16,12 +16,13 @@
 
 pub mod element;
 pub mod mesh_ratio;
+pub mod sideways;
 pub mod solver;
 pub mod trajectory;
 
 pub use solver::{
-    BeamModel, InverseError, NewtonSettings, SpaceTimeMesh, SpaceTimeSolution, TipLaw,
-    solve_forward, solve_inverse,
+    BeamModel, InverseError, LinearSolverKind, NewtonSettings, SpaceTimeMesh, SpaceTimeSolution,
+    TipLaw, solve_forward, solve_inverse,
 };
 pub use trajectory::{
     CsvTrajectory, RestToRestArc, RestToRestLine, RestToRestProfile, TipTrajectory,

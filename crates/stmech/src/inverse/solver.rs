@@ -30,6 +30,7 @@
 
 use super::element::{BeamSpaceTimeElement, ElementError, N_DOF, SpaceTimeElement};
 use super::mesh_ratio::{self, MeshRatio, MeshRatioError};
+use super::sideways::SidewaysSolver;
 use super::trajectory::TipTrajectory;
 use crate::basis::GaussLegendre;
 use crate::beam::section::{ConstitutiveLaw, ReferenceStrains, SectionProperties, strains};
@@ -153,6 +154,17 @@ impl SpaceTimeMesh {
     }
 }
 
+/// Linear solver of the inverse problem's Newton systems.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum LinearSolverKind {
+    /// Block elimination from the tip to the base, `O(n_s n_t)` ([`super::sideways`]).
+    #[default]
+    Sideways,
+    /// faer's general sparse LU (COLAMD ordering): the reference, much slower on large meshes.
+    SparseLu,
+}
+
 /// Newton settings.
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
 pub struct NewtonSettings {
@@ -160,6 +172,8 @@ pub struct NewtonSettings {
     pub tolerance: f64,
     /// Iteration limit.
     pub max_iterations: usize,
+    /// Linear solver (inverse mode; forward mode always uses sparse LU).
+    pub linear_solver: LinearSolverKind,
 }
 
 impl Default for NewtonSettings {
@@ -167,6 +181,7 @@ impl Default for NewtonSettings {
         Self {
             tolerance: 1e-10,
             max_iterations: 30,
+            linear_solver: LinearSolverKind::default(),
         }
     }
 }
@@ -231,8 +246,13 @@ pub struct NewtonHistory {
     pub nonzeros: usize,
     /// Seconds in assembly.
     pub assembly_seconds: f64,
-    /// Seconds in symbolic + numeric LU and solves.
+    /// Seconds in the linear solves (factorisations and substitutions).
     pub linear_seconds: f64,
+    /// The linear solver used.
+    pub linear_solver: LinearSolverKind,
+    /// Largest `max |J du − r| / max |r|` of the linear solves (sideways elimination; 0 for
+    /// sparse LU, which does not report it).
+    pub linear_residual: f64,
 }
 
 /// The discrete space-time solution on the grid.
@@ -388,9 +408,6 @@ struct Assembly<'a> {
     x0: Vec<[f64; 3]>,
     /// F at t_start (from the initial state; zero for the stress-free start).
     f0: [f64; 3],
-    pattern: CscPattern,
-    /// Element entry positions, `N_DOF²` per element.
-    el_pos: Vec<u32>,
     /// Time Gauss rule for boundary integrals (4 points).
     gauss: GaussLegendre,
 }
@@ -451,11 +468,7 @@ impl<'a> Assembly<'a> {
         out.retain(|&(r, c)| r != SKIP as usize && c != SKIP as usize);
     }
 
-    fn new(
-        beam: BeamModel,
-        mesh: SpaceTimeMesh,
-        mode: Mode<'a>,
-    ) -> Result<(Self, SparseLu), InverseError> {
+    fn new(beam: BeamModel, mesh: SpaceTimeMesh, mode: Mode<'a>) -> Result<Self, InverseError> {
         let hs = beam.length / mesh.elements_s as f64;
         let ht = mesh.ht();
         let ns1 = mesh.elements_s + 1;
@@ -484,50 +497,10 @@ impl<'a> Assembly<'a> {
             n,
             x0,
             f0: [0.0; 3],
-            pattern: CscPattern {
-                n: 0,
-                col_ptr: vec![0],
-                row_idx: Vec::new(),
-            },
-            el_pos: Vec::new(),
             gauss: GaussLegendre::new(4),
         };
         asm.f0 = asm.initial_actuation();
-        let mut bnd = Vec::new();
-        asm.boundary_entries(&mut bnd);
-        let (nes, net) = (mesh.elements_s, mesh.elements_t);
-        let el_entries = || {
-            (0..net).flat_map(move |et| {
-                (0..nes).flat_map(move |es| {
-                    let d = Self::element_dofs(ns1, es, et);
-                    (0..N_DOF).flat_map(move |r| {
-                        (0..N_DOF).filter_map(move |c| {
-                            (d[r] != SKIP as usize && d[c] != SKIP as usize).then_some((d[r], d[c]))
-                        })
-                    })
-                })
-            })
-        };
-        let pattern = CscPattern::from_entries(n, || el_entries().chain(bnd.iter().copied()));
-        let mut el_pos = Vec::with_capacity(nes * net * N_DOF * N_DOF);
-        for et in 0..net {
-            for es in 0..nes {
-                let d = Self::element_dofs(ns1, es, et);
-                for r in 0..N_DOF {
-                    for c in 0..N_DOF {
-                        el_pos.push(if d[r] == SKIP as usize || d[c] == SKIP as usize {
-                            SKIP
-                        } else {
-                            pattern.position(d[r], d[c]) as u32
-                        });
-                    }
-                }
-            }
-        }
-        asm.el_pos = el_pos;
-        let lu = SparseLu::new(pattern.clone())?;
-        asm.pattern = pattern;
-        Ok((asm, lu))
+        Ok(asm)
     }
 
     /// `F(t_start) = −(n, M)(s = 0)` from the initial state (first element, one-point rule):
@@ -573,16 +546,16 @@ impl<'a> Assembly<'a> {
         self.mesh.t_start + j as f64 * self.ht
     }
 
-    /// Residual into `r` and, if given, Jacobian values in pattern order.
+    /// Residual into `r` and, if given, the Jacobian into `jac`.
     fn assemble(
         &self,
         u: &[f64],
         r: &mut [f64],
-        mut jac: Option<&mut [f64]>,
+        mut jac: Option<&mut dyn JacobianSink>,
     ) -> Result<(), ElementError> {
         r.fill(0.0);
         if let Some(j) = jac.as_deref_mut() {
-            j.fill(0.0);
+            j.clear();
         }
         let ns1 = self.ns1();
         let (nes, net) = (self.mesh.elements_s, self.mesh.elements_t);
@@ -606,15 +579,7 @@ impl<'a> Assembly<'a> {
                     }
                 }
                 if let Some(jv) = jac.as_deref_mut() {
-                    let base = (et * nes + es) * N_DOF * N_DOF;
-                    for row in 0..N_DOF {
-                        let pos = &self.el_pos[base + row * N_DOF..base + (row + 1) * N_DOF];
-                        for col in 0..N_DOF {
-                            if pos[col] != SKIP {
-                                jv[pos[col] as usize] += ke[row][col];
-                            }
-                        }
-                    }
+                    jv.add_element(es, et, &ke);
                 }
             }
         }
@@ -638,10 +603,7 @@ impl<'a> Assembly<'a> {
                             if row != SKIP as usize {
                                 r[row] += mt[c] * dab * self.node_value(u, ns, jb, 3 + c);
                                 if let (Some(jv), true) = (jac.as_deref_mut(), jb > 0) {
-                                    jv[self
-                                        .pattern
-                                        .position(row, Self::dof(ns1, ns, jb, 3 + c))] +=
-                                        mt[c] * dab;
+                                    jv.add(row, Self::dof(ns1, ns, jb, 3 + c), mt[c] * dab);
                                 }
                             }
                         }
@@ -651,7 +613,7 @@ impl<'a> Assembly<'a> {
                             if row != SKIP as usize {
                                 r[row] -= mab * self.f_value(u, jb, c);
                                 if let (Some(jv), true) = (jac.as_deref_mut(), jb > 0) {
-                                    jv[self.pattern.position(row, self.f_dof(jb, c))] -= mab;
+                                    jv.add(row, self.f_dof(jb, c), -mab);
                                 }
                             }
                             // + ∫ N_a x(L)  (R3)
@@ -659,8 +621,7 @@ impl<'a> Assembly<'a> {
                             if row != SKIP as usize {
                                 r[row] += mab * self.node_value(u, ns, jb, c);
                                 if let (Some(jv), true) = (jac.as_deref_mut(), jb > 0) {
-                                    jv[self.pattern.position(row, Self::dof(ns1, ns, jb, c))] +=
-                                        mab;
+                                    jv.add(row, Self::dof(ns1, ns, jb, c), mab);
                                 }
                             }
                         }
@@ -751,20 +712,162 @@ fn max_abs(r: &[f64]) -> f64 {
     r.iter().fold(0.0f64, |m, v| m.max(v.abs()))
 }
 
-/// Newton with the exact tangent from the rest state.
-fn newton(
+/// Where the assembler puts Jacobian entries (global numbering of [`Assembly`]).
+pub(super) trait JacobianSink {
+    /// Zeroes the stored entries.
+    fn clear(&mut self);
+    /// Adds element `(es, et)`'s matrix.
+    fn add_element(&mut self, es: usize, et: usize, ke: &[[f64; N_DOF]; N_DOF]);
+    /// Adds `v` to entry `(row, col)` (neither is `SKIP`).
+    fn add(&mut self, row: usize, col: usize, v: f64);
+}
+
+/// A Jacobian store that can also solve the Newton system.
+trait LinearStage: JacobianSink {
+    /// Solves `J du = r`; returns `max |J du − r|` where the method knows it (else 0).
+    fn solve(&mut self, r: &[f64], du: &mut [f64]) -> Result<f64, SolveError>;
+    /// Stored Jacobian entries.
+    fn stored(&self) -> usize;
+    /// Which solver this is.
+    fn kind(&self) -> LinearSolverKind;
+}
+
+/// General sparse storage and faer's sparse LU (symbolic analysis once per mesh).
+struct CscStage {
+    pattern: CscPattern,
+    /// Element entry positions, `N_DOF²` per element.
+    el_pos: Vec<u32>,
+    elements_s: usize,
+    values: Vec<f64>,
+    lu: SparseLu,
+}
+
+impl CscStage {
+    fn new(asm: &Assembly<'_>) -> Result<Self, InverseError> {
+        let mut bnd = Vec::new();
+        asm.boundary_entries(&mut bnd);
+        let ns1 = asm.ns1();
+        let (nes, net) = (asm.mesh.elements_s, asm.mesh.elements_t);
+        let el_entries = || {
+            (0..net).flat_map(move |et| {
+                (0..nes).flat_map(move |es| {
+                    let d = Assembly::element_dofs(ns1, es, et);
+                    (0..N_DOF).flat_map(move |r| {
+                        (0..N_DOF).filter_map(move |c| {
+                            (d[r] != SKIP as usize && d[c] != SKIP as usize).then_some((d[r], d[c]))
+                        })
+                    })
+                })
+            })
+        };
+        let pattern = CscPattern::from_entries(asm.n, || el_entries().chain(bnd.iter().copied()));
+        let mut el_pos = Vec::with_capacity(nes * net * N_DOF * N_DOF);
+        for et in 0..net {
+            for es in 0..nes {
+                let d = Assembly::element_dofs(ns1, es, et);
+                for r in 0..N_DOF {
+                    for c in 0..N_DOF {
+                        el_pos.push(if d[r] == SKIP as usize || d[c] == SKIP as usize {
+                            SKIP
+                        } else {
+                            pattern.position(d[r], d[c]) as u32
+                        });
+                    }
+                }
+            }
+        }
+        let lu = SparseLu::new(pattern.clone())?;
+        Ok(Self {
+            values: vec![0.0; pattern.nnz()],
+            pattern,
+            el_pos,
+            elements_s: nes,
+            lu,
+        })
+    }
+}
+
+impl JacobianSink for CscStage {
+    fn clear(&mut self) {
+        self.values.fill(0.0);
+    }
+
+    fn add_element(&mut self, es: usize, et: usize, ke: &[[f64; N_DOF]; N_DOF]) {
+        let base = (et * self.elements_s + es) * N_DOF * N_DOF;
+        for (row, ke_row) in ke.iter().enumerate() {
+            let pos = &self.el_pos[base + row * N_DOF..base + (row + 1) * N_DOF];
+            for (p, v) in pos.iter().zip(ke_row) {
+                if *p != SKIP {
+                    self.values[*p as usize] += v;
+                }
+            }
+        }
+    }
+
+    fn add(&mut self, row: usize, col: usize, v: f64) {
+        self.values[self.pattern.position(row, col)] += v;
+    }
+}
+
+impl LinearStage for CscStage {
+    fn solve(&mut self, r: &[f64], du: &mut [f64]) -> Result<f64, SolveError> {
+        self.lu.factorize(&self.values)?;
+        du.copy_from_slice(r);
+        self.lu.solve_in_place(du);
+        Ok(0.0)
+    }
+
+    fn stored(&self) -> usize {
+        self.pattern.nnz()
+    }
+
+    fn kind(&self) -> LinearSolverKind {
+        LinearSolverKind::SparseLu
+    }
+}
+
+impl JacobianSink for SidewaysSolver {
+    fn clear(&mut self) {
+        SidewaysSolver::clear(self);
+    }
+
+    fn add_element(&mut self, es: usize, et: usize, ke: &[[f64; N_DOF]; N_DOF]) {
+        SidewaysSolver::add_element(self, es, et, ke);
+    }
+
+    fn add(&mut self, row: usize, col: usize, v: f64) {
+        SidewaysSolver::add(self, row, col, v);
+    }
+}
+
+impl LinearStage for SidewaysSolver {
+    fn solve(&mut self, r: &[f64], du: &mut [f64]) -> Result<f64, SolveError> {
+        SidewaysSolver::solve(self, r, du)
+    }
+
+    fn stored(&self) -> usize {
+        SidewaysSolver::stored(self)
+    }
+
+    fn kind(&self) -> LinearSolverKind {
+        LinearSolverKind::Sideways
+    }
+}
+
+/// The linear stage of an inverse solve.
+fn inverse_stage(
     asm: &Assembly<'_>,
-    lu: &mut SparseLu,
-    settings: &NewtonSettings,
-) -> Result<(Vec<f64>, NewtonHistory), InverseError> {
-    newton_generic(
-        asm,
-        lu,
-        settings,
-        asm.initial_guess(),
-        asm.n,
-        asm.pattern.nnz(),
-    )
+    kind: LinearSolverKind,
+) -> Result<Box<dyn LinearStage>, InverseError> {
+    Ok(match kind {
+        LinearSolverKind::Sideways => Box::new(SidewaysSolver::new(
+            asm.mesh.elements_s,
+            asm.mesh.elements_t,
+            asm.hs,
+            asm.ht,
+        )),
+        LinearSolverKind::SparseLu => Box::new(CscStage::new(asm)?),
+    })
 }
 
 fn validate_mesh(mesh: &SpaceTimeMesh) -> Result<(), InverseError> {
@@ -838,8 +941,9 @@ pub fn solve_inverse_unchecked(
     settings: &NewtonSettings,
 ) -> Result<SpaceTimeSolution, InverseError> {
     validate_mesh(mesh)?;
-    let (asm, mut lu) = Assembly::new(*beam, *mesh, Mode::Inverse(trajectory))?;
-    let (u, hist) = newton(&asm, &mut lu, settings)?;
+    let asm = Assembly::new(*beam, *mesh, Mode::Inverse(trajectory))?;
+    let mut stage = inverse_stage(&asm, settings.linear_solver)?;
+    let (u, hist) = newton_generic(&asm, stage.as_mut(), settings, asm.initial_guess(), asm.n)?;
     Ok(asm.solution(&u, hist))
 }
 
@@ -855,7 +959,9 @@ pub fn solve_forward(
 ) -> Result<SpaceTimeSolution, InverseError> {
     beam.validate("beam")?;
     validate_mesh(mesh)?;
-    let (mut asm, mut lu) = Assembly::new(*beam, *mesh, Mode::Forward(actuation))?;
+    let mut asm = Assembly::new(*beam, *mesh, Mode::Forward(actuation))?;
+    // Forward mode has no servo rows to start a sideways march: general sparse LU.
+    let mut stage = CscStage::new(&asm)?;
     let mut v0 = None;
     if let Some(init) = initial {
         if init.len() != mesh.elements_s + 1 {
@@ -874,12 +980,12 @@ pub fn solve_forward(
     }
     match v0 {
         None => {
-            let (u, hist) = newton(&asm, &mut lu, settings)?;
+            let (u, hist) = newton_generic(&asm, &mut stage, settings, asm.initial_guess(), asm.n)?;
             Ok(asm.solution(&u, hist))
         }
         Some(v0) => {
             let asm = WithVelocity { inner: asm, v0 };
-            let (u, hist) = newton_v(&asm, &mut lu, settings)?;
+            let (u, hist) = newton_v(&asm, &mut stage, settings)?;
             let mut sol = asm.inner.solution(&u, hist);
             sol.v[..mesh.elements_s + 1].copy_from_slice(&asm.v0);
             Ok(sol)
@@ -897,7 +1003,7 @@ struct WithVelocity<'a> {
 
 fn newton_v(
     asm: &WithVelocity<'_>,
-    lu: &mut SparseLu,
+    stage: &mut dyn LinearStage,
     settings: &NewtonSettings,
 ) -> Result<(Vec<f64>, NewtonHistory), InverseError> {
     // Same as `newton`, with the element inputs of the t = 0 nodes taking v0: realised by a
@@ -907,14 +1013,7 @@ fn newton_v(
         a: inner,
         v0: &asm.v0,
     };
-    newton_generic(
-        &shim,
-        lu,
-        settings,
-        inner.initial_guess(),
-        inner.n,
-        inner.pattern.nnz(),
-    )
+    newton_generic(&shim, stage, settings, inner.initial_guess(), inner.n)
 }
 
 /// An assembler as seen by Newton.
@@ -923,7 +1022,7 @@ trait Assemble {
         &self,
         u: &[f64],
         r: &mut [f64],
-        jac: Option<&mut [f64]>,
+        jac: Option<&mut dyn JacobianSink>,
     ) -> Result<(), ElementError>;
 }
 
@@ -937,7 +1036,7 @@ impl Assemble for AssemblyV<'_, '_> {
         &self,
         u: &[f64],
         r: &mut [f64],
-        jac: Option<&mut [f64]>,
+        jac: Option<&mut dyn JacobianSink>,
     ) -> Result<(), ElementError> {
         self.a.assemble(u, r, jac)?;
         // Add the terms of the t = 0 nodes' velocities: the residual is linear in them, so the
@@ -986,7 +1085,7 @@ impl Assemble for Assembly<'_> {
         &self,
         u: &[f64],
         r: &mut [f64],
-        jac: Option<&mut [f64]>,
+        jac: Option<&mut dyn JacobianSink>,
     ) -> Result<(), ElementError> {
         Assembly::assemble(self, u, r, jac)
     }
@@ -995,23 +1094,22 @@ impl Assemble for Assembly<'_> {
 /// Newton with the exact tangent; a step that inverts an element is halved (up to 5 times).
 fn newton_generic<A: Assemble>(
     asm: &A,
-    lu: &mut SparseLu,
+    stage: &mut dyn LinearStage,
     settings: &NewtonSettings,
     mut u: Vec<f64>,
     n: usize,
-    nnz: usize,
 ) -> Result<(Vec<f64>, NewtonHistory), InverseError> {
     let mut hist = NewtonHistory {
         unknowns: n,
-        nonzeros: nnz,
+        nonzeros: stage.stored(),
+        linear_solver: stage.kind(),
         ..Default::default()
     };
     let mut r = vec![0.0; n];
     let mut du = vec![0.0; n];
     let mut u_old = vec![0.0; n];
-    let mut values = vec![0.0; nnz];
     let t = Instant::now();
-    asm.assemble(&u, &mut r, Some(&mut values))
+    asm.assemble(&u, &mut r, Some(&mut *stage))
         .map_err(|source| InverseError::Element {
             iteration: 0,
             source,
@@ -1039,9 +1137,8 @@ fn newton_generic<A: Assemble>(
             });
         }
         let t = Instant::now();
-        lu.factorize(&values)?;
-        du.copy_from_slice(&r);
-        lu.solve_in_place(&mut du);
+        let mismatch = stage.solve(&r, &mut du)?;
+        hist.linear_residual = hist.linear_residual.max(mismatch / norm);
         hist.linear_seconds += t.elapsed().as_secs_f64();
         hist.iterations += 1;
         let mut step = 1.0;
@@ -1051,7 +1148,7 @@ fn newton_generic<A: Assemble>(
                 u[k] = u_old[k] - step * du[k];
             }
             let t = Instant::now();
-            let res = asm.assemble(&u, &mut r, Some(&mut values));
+            let res = asm.assemble(&u, &mut r, Some(&mut *stage));
             hist.assembly_seconds += t.elapsed().as_secs_f64();
             match res {
                 Ok(()) => break,

@@ -33,12 +33,16 @@ use crate::inverse::mesh_ratio;
 use crate::inverse::trajectory::{
     CsvTrajectory, RestToRestArc, RestToRestLine, RestToRestProfile, TipTrajectory,
 };
-use crate::inverse::{BeamModel, NewtonSettings, SpaceTimeMesh, TipLaw};
+use crate::inverse::{BeamModel, LinearSolverKind, NewtonSettings, SpaceTimeMesh, TipLaw};
 use serde::Deserialize;
 use std::path::Path;
 
-/// Largest number of unknowns accepted (one sparse LU of the whole space-time domain).
-pub const MAX_UNKNOWNS: usize = 2_000_000;
+/// Largest number of unknowns accepted with the sideways elimination (about 220 bytes each:
+/// 10⁷ unknowns need some 2.2 GB).
+pub const MAX_UNKNOWNS: usize = 10_000_000;
+/// Largest number of unknowns accepted with `newton.linear_solver = "sparse-lu"` (the general
+/// sparse LU of the two-dimensional grid needs about 40 s for 1.5 × 10⁵ unknowns).
+pub const MAX_UNKNOWNS_SPARSE_LU: usize = 300_000;
 
 /// Whether scenario text declares `problem = "beam-inverse"` (rigid-body scenarios have no
 /// `problem` key). Unparsable text is not inverse (the rigid-body parser reports it).
@@ -141,6 +145,7 @@ struct RawMesh {
 struct RawNewton {
     tolerance: Option<f64>,
     max_iterations: Option<i64>,
+    linear_solver: Option<LinearSolverKind>,
 }
 
 #[derive(Deserialize)]
@@ -312,6 +317,9 @@ impl InverseScenario {
                     ));
                 }
             }
+            if let Some(kind) = n.linear_solver {
+                newton.linear_solver = kind;
+            }
         }
         // mesh
         let m = &raw.mesh;
@@ -356,10 +364,14 @@ impl InverseScenario {
         let mut mesh = None;
         if let (Some((ns, nt)), true) = (mesh_counts, section_ok && length_ok && time_ok) {
             let unknowns = (6 * (ns + 1) + 3) * nt;
-            if unknowns > MAX_UNKNOWNS {
+            let limit = match newton.linear_solver {
+                LinearSolverKind::Sideways => MAX_UNKNOWNS,
+                LinearSolverKind::SparseLu => MAX_UNKNOWNS_SPARSE_LU,
+            };
+            if unknowns > limit {
                 issues.push(problem(
                     "mesh",
-                    format!("{ns} × {nt} elements give {unknowns} unknowns, more than {MAX_UNKNOWNS} for one sparse LU; use a coarser mesh"),
+                    format!("{ns} × {nt} elements give {unknowns} unknowns, more than {limit} for the {:?} linear solver; use a coarser mesh", newton.linear_solver),
                 ));
             } else if let Err(e) = mesh_ratio::check(&section, law, length, t1 - t0, ns, nt) {
                 issues.push(problem("mesh", e.to_string()));

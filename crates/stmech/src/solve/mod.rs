@@ -1,5 +1,6 @@
 //! Nonlinear and linear solvers, and the time schemes that drive them.
 
+pub mod banded;
 pub mod conditioning;
 pub mod diagnostics;
 pub mod linear;
