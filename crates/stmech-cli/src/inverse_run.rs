@@ -13,6 +13,7 @@ use stmech::inverse::{InverseError, SpaceTimeSolution, solve_inverse};
 use stmech::io::inverse_scenario::InverseScenario;
 use stmech::io::output::{OutputDir, OutputError, write_json};
 use stmech::io::scenario::ScenarioError;
+use stmech::io::vtk::write_series;
 
 /// Built-in demo: `[I]` Example 3.2.
 pub const DEMO_SCENARIO: &str = include_str!("../../../examples/beam_inverse/example_3_2.toml");
@@ -105,6 +106,9 @@ fn failed_summary(s: &InverseScenario, e: &InverseError, secs: f64) -> serde_jso
     })
 }
 
+/// Largest number of VTK snapshots (`beam_NNNN.vtu`) a run writes.
+const VTK_FRAMES: usize = 200;
+
 /// Solves and writes all outputs.
 pub fn run(s: &InverseScenario, out: PathBuf, force: bool, plots: bool) -> Result<(), Failure> {
     let started = Instant::now();
@@ -134,6 +138,19 @@ pub fn run(s: &InverseScenario, out: PathBuf, force: bool, plots: bool) -> Resul
     };
     write_csvs(dir.path(), s, &sol).map_err(|e| Failure::new(Failure::IO, e))?;
     let mut files = vec!["actuation.csv", "tip.csv"];
+    // ParaView: at most VTK_FRAMES + 1 snapshots, evenly spaced in time nodes.
+    let stride = sol.t.len().div_ceil(VTK_FRAMES).max(1);
+    let snaps: Vec<_> = (0..sol.t.len())
+        .filter(|j| j % stride == 0 || *j == sol.t.len() - 1)
+        .map(|j| sol.snapshot(j))
+        .collect();
+    write_series(dir.path(), "beam", &snaps).map_err(|e| {
+        Failure::new(
+            Failure::IO,
+            anyhow::anyhow!("cannot write the VTK series: {e}"),
+        )
+    })?;
+    files.push("beam.pvd");
     if plots {
         register_font().map_err(|e| Failure::new(Failure::IO, e))?;
         plot_actuation(&dir.file("actuation.png"), &sol)

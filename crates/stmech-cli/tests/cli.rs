@@ -464,6 +464,24 @@ fn inverse_run_writes_outputs_and_bad_inputs_fail_cleanly() {
     for f in ["tip.csv", "summary.json", "actuation.png", "snapshots.png"] {
         assert!(d.join("res").join(f).exists(), "{f}");
     }
+    // VTK series: one snapshot per time node of the 8 × 48 mesh (≤ 200), listed in the .pvd
+    let pvd = std::fs::read_to_string(d.join("res/beam.pvd")).unwrap();
+    assert_eq!(pvd.matches("<DataSet").count(), 49, "{pvd}");
+    let vtu = std::fs::read_to_string(d.join("res/beam_0048.vtu")).unwrap();
+    assert!(
+        vtu.contains("NumberOfPoints=\"9\" NumberOfCells=\"8\""),
+        "{vtu}"
+    );
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(d.join("res/summary.json")).unwrap())
+            .unwrap();
+    assert_eq!(summary["newton"]["linear_solver"], "sideways");
+    assert!(
+        summary["newton"]["linear_residual_relative"]
+            .as_f64()
+            .unwrap()
+            < 1e-10
+    );
     // non-positive material data
     let out = check_text(
         d,

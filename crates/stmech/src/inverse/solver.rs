@@ -335,6 +335,37 @@ impl SpaceTimeSolution {
         e
     }
 
+    /// The beam at time node `j` for VTK output: node poses and the section forces
+    /// `[N, Q, M]` of each element at its midpoint (the stiffness quadrature point).
+    pub fn snapshot(&self, j: usize) -> crate::io::vtk::BeamSnapshot {
+        let ns1 = self.mesh.elements_s + 1;
+        let hs = self.hs();
+        let resultants = (0..self.mesh.elements_s)
+            .map(|i| {
+                let (a, b) = (self.x_at(i, j), self.x_at(i + 1, j));
+                let e = strains(
+                    [(b[0] - a[0]) / hs, (b[1] - a[1]) / hs],
+                    0.5 * (a[2] + b[2]),
+                    (b[2] - a[2]) / hs,
+                );
+                let r = self
+                    .beam
+                    .law
+                    .resultants(&self.beam.section, e, ReferenceStrains::STRAIGHT);
+                [r.axial, r.shear, r.moment]
+            })
+            .collect();
+        crate::io::vtk::BeamSnapshot {
+            t: self.t[j],
+            positions: (0..ns1)
+                .map(|i| [self.x_at(i, j)[0], self.x_at(i, j)[1]])
+                .collect(),
+            theta: (0..ns1).map(|i| self.x_at(i, j)[2]).collect(),
+            s: self.s.clone(),
+            resultants,
+        }
+    }
+
     /// Space step (m).
     pub fn hs(&self) -> f64 {
         self.beam.length / self.mesh.elements_s as f64
