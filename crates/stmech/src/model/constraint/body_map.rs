@@ -100,6 +100,19 @@ impl Affine {
         }
     }
 
+    /// The three constraint rows `Φ_k = x_k(q)` of a vector-valued affine constraint: values into
+    /// `phi[..3]`, gradients into the rows `k` of `g` (row-major, `n` columns). Used by every
+    /// joint that pins a point (spherical, revolute, prescribed).
+    pub fn write_rows(&self, q: &[f64], phi: &mut [f64], g: &mut [f64], n: usize) {
+        let x = self.value(q);
+        for k in 0..3 {
+            phi[k] = x[k];
+            let mut e = [0.0; 3];
+            e[k] = 1.0;
+            self.add_gradient(&e, 1.0, &mut g[k * n..(k + 1) * n]);
+        }
+    }
+
     /// `h += scale · (∂a/∂q)ᵀ ∂b/∂q` (row-major `n × n`).
     pub fn add_product_hessian(a: &Self, b: &Self, scale: f64, h: &mut [f64], n: usize) {
         for &(s, c) in &a.terms {

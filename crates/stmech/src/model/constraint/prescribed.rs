@@ -75,13 +75,7 @@ impl Constraint for Prescribed {
     ) {
         // time-independent part x_P(q); −γ(t) is added by add_time_terms
         let n = self.indices.len();
-        let x = self.point.value(q);
-        for k in 0..3 {
-            phi[k] = x[k];
-            let mut e = [0.0; 3];
-            e[k] = 1.0;
-            self.point.add_gradient(&e, 1.0, &mut g[k * n..(k + 1) * n]);
-        }
+        self.point.write_rows(q, phi, g, n);
     }
 
     fn velocity_jacobian(&self, _q: &[f64], _v: &[f64], _out: &mut [f64]) {}

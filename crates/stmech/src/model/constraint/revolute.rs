@@ -103,13 +103,7 @@ impl Constraint for Revolute {
         h: Option<&mut [f64]>,
     ) {
         let n = self.indices.len();
-        let x = self.gap.value(q);
-        for k in 0..3 {
-            phi[k] = x[k];
-            let mut e = [0.0; 3];
-            e[k] = 1.0;
-            self.gap.add_gradient(&e, 1.0, &mut g[k * n..(k + 1) * n]);
-        }
+        self.gap.write_rows(q, phi, g, n);
         let a = self.axis.value(q);
         for (m, nrm) in self.normals.iter().enumerate() {
             let e = nrm.value(q);

@@ -55,14 +55,7 @@ impl Constraint for Spherical {
         _h: Option<&mut [f64]>,
     ) {
         let n = self.indices.len();
-        let x = self.gap.value(q);
-        for k in 0..3 {
-            phi[k] = x[k];
-            let mut e = [0.0; 3];
-            e[k] = 1.0;
-            // ∂(x_A − x_B)_k/∂q: identity blocks scaled by 1, θ^i (A) and −1, −θ^i (B)
-            self.gap.add_gradient(&e, 1.0, &mut g[k * n..(k + 1) * n]);
-        }
+        self.gap.write_rows(q, phi, g, n);
     }
 
     fn velocity_jacobian(&self, _q: &[f64], _v: &[f64], _out: &mut [f64]) {
