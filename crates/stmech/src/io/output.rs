@@ -298,6 +298,19 @@ fn spread(diagnostics: &[NodeDiagnostics], f: impl Fn(&NodeDiagnostics) -> f64) 
     if hi >= lo { hi - lo } else { 0.0 }
 }
 
+/// Largest minus smallest total energy, kinetic energy and angular momentum components.
+fn drift_json(diagnostics: &[NodeDiagnostics]) -> Value {
+    json!({
+        "total_energy": spread(diagnostics, |d| d.total_energy),
+        "kinetic_energy": spread(diagnostics, |d| d.kinetic_energy),
+        "angular_momentum": [
+            spread(diagnostics, |d| d.angular_momentum[0]),
+            spread(diagnostics, |d| d.angular_momentum[1]),
+            spread(diagnostics, |d| d.angular_momentum[2]),
+        ],
+    })
+}
+
 fn scenario_json(scenario: &Scenario) -> Value {
     json!({ "origin": scenario.origin, "input": scenario.echo })
 }
@@ -325,6 +338,11 @@ pub fn summary_ok(
         })
         .collect();
     let (at_nodes, between_nodes) = traj.constraint_violation(sys);
+    let element_boundaries: Vec<NodeDiagnostics> = diagnostics
+        .iter()
+        .step_by(traj.order.max(1))
+        .cloned()
+        .collect();
     json!({
         "stmech_version": env!("CARGO_PKG_VERSION"),
         "status": "ok",
@@ -340,15 +358,10 @@ pub fn summary_ok(
             "blocks": traj.blocks,
         },
         "wall_time_seconds": wall_seconds,
-        "drift": {
-            "total_energy": spread(diagnostics, |d| d.total_energy),
-            "kinetic_energy": spread(diagnostics, |d| d.kinetic_energy),
-            "angular_momentum": [
-                spread(diagnostics, |d| d.angular_momentum[0]),
-                spread(diagnostics, |d| d.angular_momentum[1]),
-                spread(diagnostics, |d| d.angular_momentum[2]),
-            ],
-        },
+        // The Petrov–Galerkin form conserves energy and angular momentum at element boundaries
+        // (theory.md §3a), not at the interior nodes of p ≥ 2 elements: report both.
+        "drift": drift_json(&element_boundaries),
+        "drift_all_nodes": drift_json(diagnostics),
         "constraint_violation": { "max_at_element_boundaries": at_nodes, "max_inside_elements": between_nodes },
         "constraints": constraint_violations(sys, traj)
             .into_iter()
@@ -662,7 +675,15 @@ vector = [0.0, 0.0, -9.81]
             3
         );
         assert_eq!(summary["newton"]["blocks"].as_array().unwrap().len(), 2);
-        assert!(summary["drift"]["total_energy"].as_f64().unwrap() < 1e-3);
+        // p = 2 Petrov–Galerkin: energy (with the linear gravity potential) is conserved at
+        // element boundaries to the Newton tolerance, not at the interior nodes
+        let (at_ends, all) = (
+            summary["drift"]["total_energy"].as_f64().unwrap(),
+            summary["drift_all_nodes"]["total_energy"].as_f64().unwrap(),
+        );
+        println!("energy drift: element boundaries {at_ends:e}, all nodes {all:e}");
+        assert!(at_ends < 1e-9, "{at_ends:e}");
+        assert!(all > 1e3 * at_ends, "{all:e}");
     }
 
     #[test]
