@@ -479,7 +479,7 @@ impl OutputDir {
     /// and entries can be created in that directory (probed with a uniquely named directory
     /// that is removed at once, since permission bits do not tell, e.g. for root or ACLs).
     pub fn check_target(target: &Path) -> Result<TargetState, OutputError> {
-        if !target.file_name().is_some_and(|n| !n.is_empty()) {
+        if target.file_name().is_none_or(|n| n.is_empty()) {
             return Err(OutputError::BadPath(target.to_owned()));
         }
         let state = if std::fs::symlink_metadata(target).is_ok() {
