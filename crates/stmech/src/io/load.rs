@@ -389,11 +389,14 @@ fn key_of_line(text: &str, line: usize) -> Option<Vec<Seg>> {
             break;
         }
         let array = t.starts_with("[[");
-        if let Some(name) = t
-            .strip_prefix('[')
-            .and_then(|r| r.split(']').next())
-            .map(|n| n.trim_start_matches('[').trim())
-        {
+        // a header `[a.b]` / `[[a]]`, possibly with a comment; not a line of a multi-line
+        // array such as `[1.0, 0.0],`
+        let header_name = t.strip_prefix('[').and_then(|r| {
+            let (name, rest) = r.trim_start_matches('[').split_once(']')?;
+            let rest = rest.trim_start_matches(']').trim_start();
+            (!name.contains(',') && (rest.is_empty() || rest.starts_with('#'))).then(|| name.trim())
+        });
+        if let Some(name) = header_name {
             header.clear();
             for part in name.split('.') {
                 header.push(Seg::Key(part.trim().trim_matches('"').to_owned()));
@@ -728,6 +731,17 @@ box = { edges = [2.0, 1.0, 1.0], density = 1.5 }
         assert_eq!(r.len(), 2, "{r:?}");
         assert_eq!(r[0], line_field(2, "time.end"));
         assert_eq!(r[1], line_field(7, "bodies[0].name"));
+    }
+
+    /// The path of a syntax error is read off the text: the header above and the key.
+    #[test]
+    fn syntax_error_paths_skip_multi_line_arrays() {
+        let text = RIGID.replace(
+            "box = { edges = [2.0, 1.0, 1.0], density = 1.5 }",
+            "mass = 1.0\neuler_tensor = [\n  [1.0, 0.0, 0.0],\n  [0.0, 1.0, 0.0],\n  \
+             [0.0, 0.0, 1.0]\n]\nposition = [0.0, 0.0 0.0]",
+        );
+        assert_eq!(report(&text), vec![line_field(14, "bodies[0].position")]);
     }
 
     /// A missing required field gets a placeholder so the rest is still checked; a missing or
