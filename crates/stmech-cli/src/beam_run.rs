@@ -15,26 +15,9 @@ use stmech::beam::dynamics::EnergyMomentumStepper;
 use stmech::beam::model::BeamModel;
 use stmech::beam::statics::solve_static;
 use stmech::error::SolveError;
-use stmech::io::beam_scenario::{BeamAnalysis, BeamScenario, is_beam_scenario};
+use stmech::io::beam_scenario::{BeamAnalysis, BeamScenario};
 use stmech::io::output::{OutputDir, OutputError, write_json};
-use stmech::io::scenario::ScenarioError;
 use stmech::io::vtk::{BeamSnapshot, write_series};
-
-/// Whether the file at `path` is a beam scenario (unreadable files are not: the rigid-body
-/// loader then reports the read error).
-pub fn is_beam_file(path: &Path) -> bool {
-    std::fs::read_to_string(path).is_ok_and(|t| is_beam_scenario(&t))
-}
-
-fn load(path: &Path) -> Result<BeamScenario, Failure> {
-    BeamScenario::from_path(path).map_err(|e| {
-        let code = match &e {
-            ScenarioError::Read { .. } => Failure::IO,
-            _ => Failure::INPUT,
-        };
-        Failure::new(code, e)
-    })
-}
 
 fn out_fail(e: OutputError) -> Failure {
     let code = match e {
@@ -49,21 +32,20 @@ fn io_fail(e: impl Into<anyhow::Error>) -> Failure {
 }
 
 /// The `check` line of a beam scenario.
-pub fn check_path(path: &Path) -> Result<String, Failure> {
-    let s = load(path)?;
+pub fn describe(s: &BeamScenario) -> String {
     let m = &s.model;
     let analysis = match s.analysis {
         BeamAnalysis::Static { steps } => format!("static, {steps} load steps"),
         BeamAnalysis::Dynamic { end, step } => format!("dynamic to t = {end} s, Δt = {step} s"),
     };
-    Ok(format!(
+    format!(
         "ok: {}: beam L = {} m, {} elements of order {}, {} point load(s), {analysis}",
         s.origin,
         m.spec.length,
         m.spec.elements,
         m.spec.order,
         m.spec.point_loads.len()
-    ))
+    )
 }
 
 fn snapshot(model: &BeamModel, t: f64, x: &[f64]) -> BeamSnapshot {
@@ -77,10 +59,9 @@ fn snapshot(model: &BeamModel, t: f64, x: &[f64]) -> BeamSnapshot {
     }
 }
 
-/// Runs a beam scenario file.
-pub fn run_path(path: &Path, out: &Path, force: bool, no_plots: bool) -> Result<(), Failure> {
+/// Runs a beam scenario.
+pub fn run(sc: &BeamScenario, out: &Path, force: bool, no_plots: bool) -> Result<(), Failure> {
     let started = Instant::now();
-    let sc = load(path)?;
     let dir = OutputDir::prepare(out, force).map_err(out_fail)?;
     let model = &sc.model;
     let tip = model.tip_node();

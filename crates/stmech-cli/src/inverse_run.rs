@@ -12,7 +12,6 @@ use std::time::Instant;
 use stmech::inverse::{InverseError, SpaceTimeSolution, solve_inverse};
 use stmech::io::inverse_scenario::InverseScenario;
 use stmech::io::output::{OutputDir, OutputError, write_json};
-use stmech::io::scenario::ScenarioError;
 use stmech::io::vtk::write_series;
 
 /// Built-in demo: `[I]` Example 3.2.
@@ -20,31 +19,12 @@ pub const DEMO_SCENARIO: &str = include_str!("../../../examples/beam_inverse/exa
 /// Where the demo comes from.
 pub const DEMO_ORIGIN: &str = "examples/beam_inverse/example_3_2.toml (built in)";
 
-/// Whether the file at `path` is an inverse scenario (unreadable files are not; the
-/// rigid-body loader reports them).
-pub fn is_inverse_path(path: &Path) -> bool {
-    std::fs::read_to_string(path).is_ok_and(|t| stmech::io::inverse_scenario::is_inverse(&t))
-}
-
-fn scenario_failure(e: ScenarioError) -> Failure {
-    let code = match &e {
-        ScenarioError::Read { .. } => Failure::IO,
-        _ => Failure::INPUT,
-    };
-    Failure::new(code, e)
-}
-
 fn output_failure(e: OutputError) -> Failure {
     let code = match e {
         OutputError::Exists(_) | OutputError::BadPath(_) => Failure::INPUT,
         _ => Failure::IO,
     };
     Failure::new(code, e)
-}
-
-/// Loads and validates a scenario file.
-pub fn load_path(path: &Path) -> Result<InverseScenario, Failure> {
-    InverseScenario::from_path(path).map_err(scenario_failure)
 }
 
 /// One line for `stmech check`.
@@ -71,7 +51,7 @@ pub fn describe(s: &InverseScenario) -> String {
 /// Runs the built-in demo.
 pub fn run_demo(out: PathBuf, force: bool) -> Result<(), Failure> {
     let s = InverseScenario::from_toml_str(DEMO_SCENARIO, DEMO_ORIGIN, Path::new("."))
-        .map_err(scenario_failure)?;
+        .map_err(crate::scenario_failure)?;
     let plots = s.plots;
     run(&s, out, force, plots)
 }

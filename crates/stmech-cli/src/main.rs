@@ -13,8 +13,11 @@ mod run;
 mod study;
 
 use clap::{Parser, Subcommand};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use stmech::io::load::AnyScenario;
+use stmech::io::output::{OutputDir, TargetState};
+use stmech::io::scenario::ScenarioError;
 
 #[derive(Parser, Debug)]
 #[command(name = "stmech", version, about = "Space-time Galerkin dynamics of rigid bodies", long_about = None)]
@@ -68,7 +71,8 @@ enum Command {
         #[arg(long)]
         force: bool,
     },
-    /// Validate scenario files without solving.
+    /// Validate scenario files without solving: print every problem (field path, line,
+    /// remedy) and check that the default output directory out/<stem> can be created.
     Check {
         /// Scenario files (TOML).
         #[arg(required = true)]
@@ -112,23 +116,20 @@ fn main() -> ExitCode {
             no_plots,
         } => {
             let out = out.unwrap_or_else(|| default_out(&scenario));
-            if beam_run::is_beam_file(&scenario) {
-                beam_run::run_path(&scenario, &out, force, no_plots)
-            } else if inverse_run::is_inverse_path(&scenario) {
-                inverse_run::load_path(&scenario)
-                    .and_then(|s| inverse_run::run(&s, out, force, s.plots && !no_plots))
-            } else {
-                run::load_path(&scenario).and_then(|s| {
-                    run::run(
-                        &s,
-                        &run::RunOptions {
-                            out,
-                            force,
-                            plots: s.plots && !no_plots,
-                        },
-                    )
-                })
-            }
+            load(&scenario).and_then(|s| match s {
+                AnyScenario::Multibody(s) => run::run(
+                    &s,
+                    &run::RunOptions {
+                        out,
+                        force,
+                        plots: s.plots && !no_plots,
+                    },
+                ),
+                AnyScenario::Beam(s) => beam_run::run(&s, &out, force, no_plots),
+                AnyScenario::BeamInverse(s) => {
+                    inverse_run::run(&s, out, force, s.plots && !no_plots)
+                }
+            })
         }
         Command::Demo { out, force } => inverse_run::run_demo(out, force),
         Command::Convergence { out, force } => convergence::run(&out, force),
@@ -170,52 +171,81 @@ fn default_out(scenario: &std::path::Path) -> PathBuf {
     PathBuf::from("out").join(stem)
 }
 
-/// Validates every file, reporting each; fails with the code of the first bad file.
+/// Reads and validates a scenario file of any problem type (every problem located).
+fn load(path: &Path) -> Result<AnyScenario, Failure> {
+    stmech::io::load::load_path(path).map_err(scenario_failure)
+}
+
+/// Exit code of a scenario that cannot be loaded: 4 if it cannot be read, 2 otherwise.
+pub(crate) fn scenario_failure(e: ScenarioError) -> Failure {
+    let code = match &e {
+        // A file that is not UTF-8 text was read fine: its content is the problem.
+        ScenarioError::Read { source, .. } if source.kind() != std::io::ErrorKind::InvalidData => {
+            Failure::IO
+        }
+        _ => Failure::INPUT,
+    };
+    Failure::new(code, e)
+}
+
+/// The `ok:` line of `check` for a valid scenario.
+fn describe_scenario(s: &AnyScenario) -> String {
+    match s {
+        AnyScenario::Multibody(s) => {
+            let n_bodies = s.system.bodies().len();
+            format!(
+                "ok: {}: {n_bodies} bod{}, {} load{}, t = [{}, {}] s, {}",
+                s.origin,
+                if n_bodies == 1 { "y" } else { "ies" },
+                s.n_loads,
+                if s.n_loads == 1 { "" } else { "s" },
+                s.t_start,
+                s.t_end,
+                s.method_description()
+            )
+        }
+        AnyScenario::Beam(s) => beam_run::describe(s),
+        AnyScenario::BeamInverse(s) => inverse_run::describe(s),
+    }
+}
+
+/// Validates every file without solving: prints every problem of each (field path, line,
+/// remedy) and checks that `run` could create its default output directory. Fails with the
+/// code of the first bad file.
 fn check(paths: &[PathBuf]) -> Result<(), Failure> {
     let mut first_code = None;
     let mut n_bad = 0;
     for path in paths {
-        if beam_run::is_beam_file(path) {
-            match beam_run::check_path(path) {
-                Ok(line) => println!("{line}"),
-                Err(f) => {
-                    eprintln!("error: {}", describe(&f.error));
-                    first_code.get_or_insert(f.code);
-                    n_bad += 1;
-                }
-            }
-            continue;
-        }
-        if inverse_run::is_inverse_path(path) {
-            match inverse_run::load_path(path) {
-                Ok(s) => println!("{}", inverse_run::describe(&s)),
-                Err(f) => {
-                    eprintln!("error: {}", describe(&f.error));
-                    first_code.get_or_insert(f.code);
-                    n_bad += 1;
-                }
-            }
-            continue;
-        }
-        match run::load_path(path) {
-            Ok(s) => {
-                let n_bodies = s.system.bodies().len();
-                println!(
-                    "ok: {}: {n_bodies} bod{}, {} load{}, t = [{}, {}] s, {}",
-                    s.origin,
-                    if n_bodies == 1 { "y" } else { "ies" },
-                    s.n_loads,
-                    if s.n_loads == 1 { "" } else { "s" },
-                    s.t_start,
-                    s.t_end,
-                    s.method_description()
-                );
-            }
+        let mut code = None;
+        match load(path) {
+            Ok(s) => println!("{}", describe_scenario(&s)),
             Err(f) => {
                 eprintln!("error: {}", describe(&f.error));
-                first_code.get_or_insert(f.code);
-                n_bad += 1;
+                code = Some(f.code);
             }
+        }
+        let out = default_out(path);
+        match OutputDir::check_target(&out) {
+            Ok(TargetState::Creatable) => {}
+            Ok(TargetState::Exists) => eprintln!(
+                "note: {}: the output directory {} exists; `stmech run` replaces it only with \
+                 --force (or choose another with --out DIR)",
+                path.display(),
+                out.display()
+            ),
+            Err(e) => {
+                let f = run::output_failure(e);
+                eprintln!(
+                    "error: {}: `stmech run` could not write its results: {}",
+                    path.display(),
+                    describe(&f.error)
+                );
+                code.get_or_insert(f.code);
+            }
+        }
+        if let Some(c) = code {
+            first_code.get_or_insert(c);
+            n_bad += 1;
         }
     }
     match first_code {

@@ -7,7 +7,7 @@ use std::io::BufWriter;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 use stmech::io::output::{self, OutputDir, OutputError};
-use stmech::io::scenario::{Scenario, ScenarioError};
+use stmech::io::scenario::Scenario;
 use stmech::solve::Trajectory;
 use stmech::solve::diagnostics::element_diagnostics;
 use stmech::solve::scheme::simulate;
@@ -22,34 +22,12 @@ pub struct RunOptions {
     pub plots: bool,
 }
 
-fn scenario_failure(e: ScenarioError) -> Failure {
-    let code = match &e {
-        // A file that is not UTF-8 text was read fine: its content is the problem.
-        ScenarioError::Read { source, .. } if source.kind() != std::io::ErrorKind::InvalidData => {
-            Failure::IO
-        }
-        _ => Failure::INPUT,
-    };
-    Failure::new(code, e)
-}
-
 pub(crate) fn output_failure(e: OutputError) -> Failure {
     let code = match e {
         OutputError::Exists(_) | OutputError::BadPath(_) => Failure::INPUT,
         _ => Failure::IO,
     };
     Failure::new(code, e)
-}
-
-/// Reads and validates a scenario file.
-pub fn load_path(path: &Path) -> Result<Scenario, Failure> {
-    Scenario::from_path(path).map_err(scenario_failure)
-}
-
-/// Validates scenario text (the rigid-body demo used it; kept for API users and tests).
-#[allow(dead_code)]
-pub fn load_str(text: &str, origin: &str) -> Result<Scenario, Failure> {
-    Scenario::from_toml_str(text, origin).map_err(scenario_failure)
 }
 
 /// Solves `scenario` and writes its results to `opts.out` (see [`OutputDir`]).

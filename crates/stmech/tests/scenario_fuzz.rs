@@ -1,7 +1,7 @@
 //! Property-based fuzzing of the scenario parsers and validators (rigid body / multibody,
-//! beam, beam inverse): mutated versions of the real example scenarios (the corpus, every
-//! file under `examples/`) must give `Ok` or a typed error, never a panic, and no error may
-//! be empty.
+//! beam, beam inverse, and `io::load::load_text` that wraps them): mutated versions of the
+//! real example scenarios (the corpus, every file under `examples/`) must give `Ok` or a typed
+//! error, never a panic, and no error may be empty.
 //!
 //! The number of cases is `STMECH_FUZZ_CASES` (default 3000, a few seconds in CI); the issue's
 //! long run used 10⁵ (see `docs/verification.md`).
@@ -9,6 +9,7 @@
 use proptest::prelude::*;
 use stmech::io::beam_scenario::BeamScenario;
 use stmech::io::inverse_scenario::InverseScenario;
+use stmech::io::load::load_text;
 use stmech::io::scenario::Scenario;
 
 /// Every scenario file under `examples/`, recursively.
@@ -169,6 +170,8 @@ proptest! {
             Scenario::from_toml_str(&text, "fuzz.toml").err().map(|e| e.to_string()),
             BeamScenario::from_toml_str(&text, "fuzz.toml").err().map(|e| e.to_string()),
             InverseScenario::from_toml_str(&text, "fuzz.toml", base).err().map(|e| e.to_string()),
+            // what the CLI uses: all three, plus the pass loop that collects every problem
+            load_text(&text, "fuzz.toml", base).err().map(|e| e.to_string()),
         ];
         for msg in messages.into_iter().flatten() {
             prop_assert!(!msg.trim().is_empty(), "empty error message");

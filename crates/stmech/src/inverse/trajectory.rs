@@ -400,6 +400,19 @@ impl TipTrajectory for CsvTrajectory {
     fn acceleration(&self, t: f64) -> [f64; 3] {
         self.eval(t)[2]
     }
+    /// From the last sample at the first pose to the first sample at the last pose.
+    fn motion_interval(&self) -> Option<(f64, f64)> {
+        let n = self.t.len();
+        let moved = |k: usize, r: usize| {
+            (0..3).any(|c| (self.y[c][k] - self.y[c][r]).abs() > 1e-9 * (1.0 + self.y[c][r].abs()))
+        };
+        let first = (0..n).find(|&k| moved(k, 0))?;
+        let last = (0..n).rev().find(|&k| moved(k, n - 1))?;
+        Some((
+            self.t[first.saturating_sub(1)],
+            self.t[(last + 1).min(n - 1)],
+        ))
+    }
 }
 
 /// Second derivatives of the cubic spline through `(t, y)` with `y'(t_0) = 0` and

@@ -304,7 +304,7 @@ fn time_function(tf: Option<&RawTimeFunction>, at: &str, issues: &mut Issues) ->
             if let Some(k) = times.windows(2).position(|w| w[1] <= w[0]) {
                 issues.push(
                     f(&format!("times[{}]", k + 1)),
-                    "times must be strictly increasing",
+                    "times must be strictly increasing; sort them and remove repeated times",
                 );
                 return TimeFunction::Constant;
             }

@@ -477,7 +477,57 @@ pub struct OutputDir {
     done: bool,
 }
 
+/// What [`OutputDir::check_target`] found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TargetState {
+    /// The directory does not exist and can be created.
+    Creatable,
+    /// It exists: a run replaces it only with `force`.
+    Exists,
+}
+
 impl OutputDir {
+    /// Checks, without creating the target or its parents, that [`prepare`](Self::prepare)
+    /// could create `target`: its name is usable, the nearest existing ancestor is a directory,
+    /// and entries can be created in that directory (probed with a uniquely named directory
+    /// that is removed at once, since permission bits do not tell, e.g. for root or ACLs).
+    pub fn check_target(target: &Path) -> Result<TargetState, OutputError> {
+        if target.file_name().is_none_or(|n| n.is_empty()) {
+            return Err(OutputError::BadPath(target.to_owned()));
+        }
+        let state = if std::fs::symlink_metadata(target).is_ok() {
+            TargetState::Exists
+        } else {
+            TargetState::Creatable
+        };
+        let mut dir = target;
+        let dir = loop {
+            dir = match dir.parent() {
+                Some(p) if !p.as_os_str().is_empty() => p,
+                _ => Path::new("."),
+            };
+            match std::fs::metadata(dir) {
+                Ok(m) if m.is_dir() => break dir,
+                Ok(_) => {
+                    return Err(OutputError::Io {
+                        action: "create the output directory in",
+                        path: dir.to_owned(),
+                        source: std::io::Error::new(
+                            std::io::ErrorKind::NotADirectory,
+                            "it is a file, not a directory; choose another output directory                              (--out DIR) or move the file",
+                        ),
+                    });
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound && dir != Path::new(".") => {}
+                Err(e) => return Err(io_err("inspect", dir)(e)),
+            }
+        };
+        let probe = dir.join(format!(".stmech-check-{}", std::process::id()));
+        std::fs::create_dir(&probe).map_err(io_err("create directories in", dir))?;
+        std::fs::remove_dir(&probe).map_err(io_err("remove", &probe))?;
+        Ok(state)
+    }
+
     /// Checks the target and creates the staging directory `<target>.tmp-<pid>` beside it.
     /// An existing `target` is an error unless `force`. Call this before solving so that a
     /// user does not wait for a result that cannot be saved.

@@ -71,16 +71,43 @@ pub enum ScenarioError {
         /// One [`InputError::Invalid`] per problem, naming the field path.
         problems: Vec<InputError>,
     },
+    /// Every problem of a scenario file (structural and invalid values), each with the line of
+    /// its field in the file when it has one: what [`crate::io::load::load_text`] reports.
+    #[error("{origin}: {} problem{} in the scenario:{}", problems.len(), if problems.len() == 1 { "" } else { "s" }, located_list(problems, lines))]
+    Located {
+        /// File name or other description of the input.
+        origin: String,
+        /// One [`InputError::Invalid`] per problem, naming the field path.
+        problems: Vec<InputError>,
+        /// The 1-based line of each problem's field (same order as `problems`).
+        lines: Vec<Option<usize>>,
+    },
 }
 
 impl ScenarioError {
-    /// The individual problems of an [`Invalid`](Self::Invalid) scenario (empty otherwise).
+    /// The individual problems of an [`Invalid`](Self::Invalid) or
+    /// [`Located`](Self::Located) scenario (empty otherwise).
     pub fn problems(&self) -> &[InputError] {
         match self {
-            Self::Invalid { problems, .. } => problems,
+            Self::Invalid { problems, .. } | Self::Located { problems, .. } => problems,
             _ => &[],
         }
     }
+}
+
+fn located_list(problems: &[InputError], lines: &[Option<usize>]) -> String {
+    let mut s = String::new();
+    for (k, p) in problems.iter().enumerate() {
+        match lines.get(k).copied().flatten() {
+            Some(line) => {
+                let _ = write!(s, "\n  - line {line}: {p}");
+            }
+            None => {
+                let _ = write!(s, "\n  - {p}");
+            }
+        }
+    }
+    s
 }
 
 fn bullet_list(problems: &[InputError]) -> String {
@@ -358,7 +385,10 @@ impl Issues {
 pub(crate) fn check_finite(v: &toml::Value, path: &mut String, issues: &mut Issues) {
     match v {
         toml::Value::Float(x) if !x.is_finite() => {
-            issues.push(path.clone(), format!("must be a finite number, got {x}"));
+            issues.push(
+                path.clone(),
+                format!("must be a finite number, got {x}; TOML's nan and inf are not allowed, write a finite value"),
+            );
         }
         toml::Value::Table(t) => {
             for (k, v) in t {
@@ -650,7 +680,10 @@ fn valid_name(name: &str) -> bool {
 
 fn validate_bodies(raw: &[RawBody], issues: &mut Issues) -> Vec<RigidBody> {
     if raw.is_empty() {
-        issues.push("bodies", "at least one [[bodies]] entry is required");
+        issues.push(
+            "bodies",
+            "at least one [[bodies]] entry is required; add one with a name and a box or mass properties",
+        );
     }
     let mut out = Vec::with_capacity(raw.len());
     for (i, b) in raw.iter().enumerate() {
@@ -811,7 +844,8 @@ fn validate_mass(
             if directors_finite && !linearly_independent(directors) {
                 issues.push(
                     at("directors"),
-                    "must be linearly independent (they span the body's convective frame)",
+                    "must be linearly independent (they span the body's convective frame); give three \
+                     vectors that are not coplanar, e.g. the identity",
                 );
             }
             let mp = MassProperties {
@@ -1276,7 +1310,10 @@ fn validate_time_function(
                 return None;
             };
             if times.is_empty() {
-                issues.push(at("times"), "needs at least one entry");
+                issues.push(
+                    at("times"),
+                    "needs at least one entry; give the sample times, e.g. times = [0.0, 1.0]",
+                );
             }
             if times.len() != values.len() {
                 issues.push(
@@ -1294,7 +1331,7 @@ fn validate_time_function(
                 issues.push(
                     at(&format!("times[{}]", k + 1)),
                     format!(
-                        "times must be strictly increasing ({} ≤ {})",
+                        "times must be strictly increasing ({} ≤ {}); sort them and remove repeated times",
                         times[k + 1],
                         times[k]
                     ),
