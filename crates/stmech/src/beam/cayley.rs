@@ -42,7 +42,7 @@
 //! `Σ k_a = 0`. `Σ_a N_a' = 0` gives linear momentum as before. All weights are bounded and
 //! tend to `N_a`, `N_a'` as `x₁ → x₀` (then `f̄` is the internal force).
 
-use super::element::{ElementCtx, ElementError, check, sinc};
+use super::element::{ElementCtx, ElementError, MAX_NODES, check, sinc};
 use super::section::{SectionProperties, strains};
 
 /// Largest `|Δθ|` of one step accepted by the Cayley update (rad): `2 tan(Δθ/2)` is 100 there.
@@ -61,8 +61,9 @@ pub fn cayley_derivative(dtheta: f64) -> f64 {
     1.0 / (c * c)
 }
 
-/// Divided difference `(ψ(x) − ψ(y))/(x − y)` of `ψ(x) = 2 tan(x/2)`, stable for `x → y`.
-#[inline]
+/// Divided difference `(ψ(x) − ψ(y))/(x − y)` of `ψ(x) = 2 tan(x/2)`, stable for `x → y`
+/// (`tan a − tan b = sin(a − b)/(cos a cos b)`).
+#[cfg(test)]
 fn psi_dd(x: f64, y: f64) -> f64 {
     sinc(0.5 * (x - y)) / ((0.5 * x).cos() * (0.5 * y).cos())
 }
@@ -87,10 +88,12 @@ pub fn discrete_gradient_into(
     let nn = shapes.nodes();
     f[..3 * nn].fill(0.0);
     let sec: &SectionProperties = el.section;
-    let mut dth_node = [0.0; super::element::MAX_NODES];
+    // nodal increments and cos(Δθ_a/2)
+    let (mut dth_node, mut cos_node) = ([0.0; MAX_NODES], [0.0; MAX_NODES]);
     for a in 0..nn {
         dth_node[a] = x1[3 * a + 2] - x0[3 * a + 2];
         check_increment(dth_node[a])?;
+        cos_node[a] = (0.5 * dth_node[a]).cos();
     }
     for g in 0..shapes.w.len() {
         let (n, dn, w) = (&shapes.n[g], &shapes.dn[g], shapes.w[g]);
@@ -111,10 +114,11 @@ pub fn discrete_gradient_into(
         let q_bar = sec.ga * (0.5 * (e0.gamma + e1.gamma) - eref.gamma);
         let m_bar = sec.ei * (0.5 * (e0.kappa + e1.kappa) - eref.kappa);
         // weights ĉ_a (Σ = 1) and k_a (Σ = 0)
-        let (mut alpha, mut beta) = ([0.0; super::element::MAX_NODES], [0.0; 3]);
+        let (mut alpha, mut beta) = ([0.0; MAX_NODES], [0.0; MAX_NODES]);
         let (mut sa, mut sb) = (0.0, 0.0);
         for a in 0..nn {
-            let d = 1.0 / psi_dd(dth_node[a], dth);
+            // 1/ψ[Δθ_a, Δθ_g]
+            let d = cos_node[a] * ch / sinc(0.5 * (dth_node[a] - dth));
             alpha[a] = n[a] * d;
             beta[a] = dn[a] * d;
             sa += alpha[a];

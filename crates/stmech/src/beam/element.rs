@@ -33,9 +33,11 @@
 //! `S̄ = (Ψ(e₁) − Ψ(e₀))/(e₁ − e₀)` per uncoupled component (`= S(½(e₀+e₁))` for the quadratic
 //! law), `f̄ = Σ w B̄ᵀ S̄` satisfies `f̄·Δq = V(q₁) − V(q₀)`: the discrete-gradient property of
 //! Gonzalez (1996) applied strain by strain, as in Simo & Tarnow (1992).
-//! Σ_a N_a' = 0 makes `Σ_a f̄_a,r = 0`, so linear momentum is conserved exactly; angular
-//! momentum is conserved up to `(cos(Δθ/2) − sinc(Δθ/2)) = O(Δθ²)` per step (documented in
-//! `docs/theory.md`).
+//! Σ_a N_a' = 0 makes `Σ_a f̄_a,r = 0`, so linear momentum is conserved exactly; with the
+//! additive angle update angular momentum is conserved only up to
+//! `(cos(Δθ/2) − sinc(Δθ/2)) = O(Δθ²)` per step. [`super::cayley`] rewrites the same exact
+//! increments in the Cayley increments of the angles, which conserves it exactly
+//! (`docs/theory.md` §5).
 
 use super::section::{ConstitutiveLaw, ReferenceStrains, SectionProperties, Strains, strains};
 use crate::basis::{GaussLegendre, LagrangeBasis};
