@@ -12,7 +12,9 @@ use std::fmt::Write as _;
 use std::path::Path;
 use std::time::Instant;
 use stmech::beam::dynamics::EnergyMomentumStepper;
+use stmech::beam::integrator::{BeamIntegrator, DynamicMethod, advance_to};
 use stmech::beam::model::BeamModel;
+use stmech::beam::space_time::{SpaceTimeSettings, SpaceTimeSolver};
 use stmech::beam::statics::solve_static;
 use stmech::error::SolveError;
 use stmech::io::beam_scenario::{BeamAnalysis, BeamScenario};
@@ -36,7 +38,10 @@ pub fn describe(s: &BeamScenario) -> String {
     let m = &s.model;
     let analysis = match s.analysis {
         BeamAnalysis::Static { steps } => format!("static, {steps} load steps"),
-        BeamAnalysis::Dynamic { end, step } => format!("dynamic to t = {end} s, Δt = {step} s"),
+        BeamAnalysis::Dynamic { end, step } => format!(
+            "dynamic to t = {end} s, Δt = {step} s, {}",
+            method_name(s.method)
+        ),
     };
     format!(
         "ok: {}: beam L = {} m, {} elements of order {}, {} point load(s), {analysis}",
@@ -46,6 +51,13 @@ pub fn describe(s: &BeamScenario) -> String {
         m.spec.order,
         m.spec.point_loads.len()
     )
+}
+
+fn method_name(m: DynamicMethod) -> &'static str {
+    match m {
+        DynamicMethod::EnergyMomentum => "energy-momentum",
+        DynamicMethod::SpaceTime => "space-time",
+    }
 }
 
 fn snapshot(model: &BeamModel, t: f64, x: &[f64]) -> BeamSnapshot {
@@ -114,8 +126,8 @@ pub fn run(sc: &BeamScenario, out: &Path, force: bool, no_plots: bool) -> Result
             let mut last = None;
             let mut iterations = 0usize;
             let record =
-                |st: &EnergyMomentumStepper<'_>, tip_csv: &mut String, energy_csv: &mut String| {
-                    let p = st.node(tip);
+                |st: &dyn BeamIntegrator, tip_csv: &mut String, energy_csv: &mut String| {
+                    let p = st.node_state(tip);
                     let d = st.diagnostics();
                     let _ = writeln!(tip_csv, "{},{},{},{}", st.time(), p[0], p[1], p[2]);
                     let _ = writeln!(
@@ -132,21 +144,37 @@ pub fn run(sc: &BeamScenario, out: &Path, force: bool, no_plots: bool) -> Result
                     );
                     d
                 };
-            EnergyMomentumStepper::at_rest(model, step, sc.newton).and_then(|mut st| {
-                first = Some(record(&st, &mut tip_csv, &mut energy_csv));
+            let integrator: Result<Box<dyn BeamIntegrator>, SolveError> = match sc.method {
+                DynamicMethod::EnergyMomentum => {
+                    EnergyMomentumStepper::at_rest(model, step, sc.newton)
+                        .map(|s| Box::new(s) as Box<dyn BeamIntegrator>)
+                }
+                DynamicMethod::SpaceTime => SpaceTimeSolver::at_rest(
+                    model,
+                    step,
+                    SpaceTimeSettings {
+                        newton: sc.newton,
+                        ..Default::default()
+                    },
+                )
+                .map(|s| Box::new(s) as Box<dyn BeamIntegrator>),
+            };
+            integrator.and_then(|mut st| {
+                first = Some(record(st.as_ref(), &mut tip_csv, &mut energy_csv));
                 snaps.push(snapshot(model, 0.0, st.x()));
-                st.run_until(end, |s| {
+                advance_to(st.as_mut(), end, &mut |s| {
                     k += 1;
-                    iterations += s.last_iterations;
+                    iterations += s.iterations();
                     last = Some(record(s, &mut tip_csv, &mut energy_csv));
                     if k.is_multiple_of(every) || k == n_steps {
                         snaps.push(snapshot(model, s.time(), s.x()));
                     }
                 })?;
                 let (d0, d1) = (first.unwrap_or_else(|| st.diagnostics()), st.diagnostics());
-                let p = st.node(tip);
+                let p = st.node_state(tip);
                 Ok(json!({
                     "analysis": "dynamic",
+                    "method": method_name(sc.method),
                     "time": { "end_s": end, "step_s": step, "steps": k },
                     "newton_iterations": iterations,
                     "tip": { "r1_m": p[0], "r2_m": p[1], "theta_rad": p[2] },

@@ -72,6 +72,31 @@ fn examples_check_and_run() {
     assert!(energy.starts_with("t [s],kinetic [J]"));
     assert_eq!(energy.lines().count(), 1 + 41);
     assert!(dir.path().join("f/shapes.png").exists());
+
+    // the same with the space-time slabs: same rows, energy balance closes
+    let fly = example("03_flying_beam.toml")
+        .replace("end = 15.0", "end = 1.0")
+        .replace(
+            "step = 0.025 # s",
+            "step = 0.025 # s\nmethod = \"space-time\"",
+        );
+    std::fs::write(dir.path().join("fly_st.toml"), fly).unwrap();
+    let out = stmech(dir.path(), &["run", "fly_st.toml", "--out", "g"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let energy = std::fs::read_to_string(dir.path().join("g/energy.csv")).unwrap();
+    assert_eq!(energy.lines().count(), 1 + 41);
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("g/summary.json")).unwrap())
+            .unwrap();
+    assert_eq!(summary["results"]["method"], "space-time");
+    let balance = summary["results"]["energy"]["balance_error_J"]
+        .as_f64()
+        .unwrap();
+    assert!(balance.abs() < 1e-9, "energy balance {balance}");
 }
 
 #[test]

@@ -1,15 +1,20 @@
 //! Benchmarks of the planar beam: element kernel (residual + exact tangent, discrete
-//! gradient), a static solve (elastica α = 10, 40 quadratic elements, 20 load steps) and 100
-//! energy-momentum steps of the flying beam (10 quadratic elements).
+//! gradients), a static solve (elastica α = 10, 40 quadratic elements, 20 load steps), 100
+//! energy-momentum steps of the flying beam (10 quadratic elements), and a free vibration of
+//! 64 linear elements over 10⁴ time steps with the energy-momentum stepper and with the
+//! Petrov–Galerkin space-time slabs (issue 4, item 3).
 //!
-//! Run with `cargo bench -p stmech --bench beam`.
+//! Run with `cargo bench -p stmech --bench beam` (about 2 minutes; the 10⁴-step runs use the
+//! smallest sample size criterion allows).
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use std::hint::black_box;
-use stmech::beam::dynamics::EnergyMomentumStepper;
+use stmech::beam::cayley;
+use stmech::beam::dynamics::{EnergyMomentumStepper, RotationIncrement};
 use stmech::beam::element::{BeamElement, MAX_DOFS};
 use stmech::beam::model::*;
 use stmech::beam::section::SectionProperties;
+use stmech::beam::space_time::{SpaceTimeSettings, SpaceTimeSolver};
 use stmech::beam::statics::solve_static;
 use stmech::model::load::TimeFunction;
 use stmech::solve::NewtonParams;
@@ -52,6 +57,13 @@ fn bench(c: &mut Criterion) {
                 .unwrap()
         })
     });
+    c.bench_function("element_discrete_gradient_cayley_p2", |b| {
+        let mut f = [0.0; MAX_DOFS];
+        let x1: Vec<f64> = x.iter().map(|v| v + 0.1).collect();
+        b.iter(|| {
+            cayley::discrete_gradient_into(&el, black_box(&x), black_box(&x1), &mut f).unwrap()
+        })
+    });
     let newton = NewtonParams {
         tolerance: 1e-8,
         max_iterations: 30,
@@ -80,9 +92,82 @@ fn bench(c: &mut Criterion) {
     });
 }
 
+/// Cantilever of `verification.md` B3 (`EA = 1e3`, `GA = 4e2`, `EI = 1`, `ρA = 1`, `ρI = 0.1`,
+/// L = 1) with 64 linear elements, released from the static shape under a tip load of 4 N;
+/// `Δt = 1 ms`, 10⁴ steps (10 s, about 6 periods of the first mode), Newton tolerance 1e-9 N.
+fn free_vibration(c: &mut Criterion) {
+    let sec = SectionProperties {
+        rho_a: 1.0,
+        rho_i: 0.1,
+        ea: 1e3,
+        ga: 4e2,
+        ei: 1.0,
+    };
+    let mut spec = BeamSpec::cantilever(1.0, sec, 64, 1);
+    spec.point_loads.push(PointLoad {
+        node: 64,
+        force: [0.0, 4.0],
+        moment: 0.0,
+        time_function: TimeFunction::Constant,
+    });
+    let newton = NewtonParams {
+        tolerance: 1e-9,
+        max_iterations: 30,
+    };
+    let loaded = BeamModel::try_new(spec.clone()).unwrap();
+    let x0 = solve_static(&loaded, 8, &newton).unwrap().pop().unwrap().x;
+    spec.point_loads.clear();
+    let model = BeamModel::try_new(spec).unwrap();
+    let v0 = vec![0.0; model.n_dofs()];
+    let (dt, steps) = (1e-3, 10_000);
+    for (name, rotation) in [
+        (
+            "free_vibration_64x1_1e4_steps_stepper_cayley",
+            RotationIncrement::Cayley,
+        ),
+        (
+            "free_vibration_64x1_1e4_steps_stepper_additive",
+            RotationIncrement::Additive,
+        ),
+    ] {
+        c.bench_function(name, |b| {
+            b.iter(|| {
+                let mut st = EnergyMomentumStepper::new(&model, &x0, &v0, 0.0, dt, newton)
+                    .unwrap()
+                    .with_rotation_increment(rotation);
+                for _ in 0..steps {
+                    st.step().unwrap();
+                }
+                black_box(st.node(64))
+            })
+        });
+    }
+    c.bench_function("free_vibration_64x1_1e4_slabs_space_time", |b| {
+        b.iter(|| {
+            let settings = SpaceTimeSettings {
+                newton,
+                ..Default::default()
+            };
+            let mut st = SpaceTimeSolver::new(&model, &x0, &v0, 0.0, dt, settings).unwrap();
+            for _ in 0..steps {
+                st.step().unwrap();
+            }
+            black_box(st.node(64))
+        })
+    });
+}
+
 criterion_group! {
     name = benches;
     config = Criterion::default().sample_size(20);
     targets = bench
 }
-criterion_main!(benches);
+criterion_group! {
+    name = long;
+    config = Criterion::default()
+        .sample_size(10)
+        .warm_up_time(std::time::Duration::from_millis(1))
+        .measurement_time(std::time::Duration::from_secs(1));
+    targets = free_vibration
+}
+criterion_main!(benches, long);

@@ -33,9 +33,11 @@
 //! `S̄ = (Ψ(e₁) − Ψ(e₀))/(e₁ − e₀)` per uncoupled component (`= S(½(e₀+e₁))` for the quadratic
 //! law), `f̄ = Σ w B̄ᵀ S̄` satisfies `f̄·Δq = V(q₁) − V(q₀)`: the discrete-gradient property of
 //! Gonzalez (1996) applied strain by strain, as in Simo & Tarnow (1992).
-//! Σ_a N_a' = 0 makes `Σ_a f̄_a,r = 0`, so linear momentum is conserved exactly; angular
-//! momentum is conserved up to `(cos(Δθ/2) − sinc(Δθ/2)) = O(Δθ²)` per step (documented in
-//! `docs/theory.md`).
+//! Σ_a N_a' = 0 makes `Σ_a f̄_a,r = 0`, so linear momentum is conserved exactly; with the
+//! additive angle update angular momentum is conserved only up to
+//! `(cos(Δθ/2) − sinc(Δθ/2)) = O(Δθ²)` per step. [`super::cayley`] rewrites the same exact
+//! increments in the Cayley increments of the angles, which conserves it exactly
+//! (`docs/theory.md` §5).
 
 use super::section::{ConstitutiveLaw, ReferenceStrains, SectionProperties, Strains, strains};
 use crate::basis::{GaussLegendre, LagrangeBasis};
@@ -56,6 +58,16 @@ pub enum ElementError {
     InvertedElement {
         /// The offending stretch.
         nu: f64,
+    },
+    /// A section rotated by nearly `π` or more within one step of the Cayley energy-momentum
+    /// scheme (its rotation increment `2 tan(Δθ/2)` is unbounded at `|Δθ| = π`).
+    #[error(
+        "rotation increment Δθ = {dtheta} rad in one step: the Cayley update needs |Δθ| < π; \
+         use a smaller time step"
+    )]
+    RotationIncrement {
+        /// The offending increment (rad).
+        dtheta: f64,
     },
 }
 
@@ -149,7 +161,7 @@ pub trait BeamElement {
     ) -> Result<(), ElementError>;
 }
 
-fn check(law: ConstitutiveLaw, e: &Strains) -> Result<(), ElementError> {
+pub(crate) fn check(law: ConstitutiveLaw, e: &Strains) -> Result<(), ElementError> {
     if law == ConstitutiveLaw::Log && e.nu <= 0.0 || !e.nu.is_finite() {
         return Err(ElementError::InvertedElement { nu: e.nu });
     }
@@ -294,7 +306,7 @@ impl BeamElement for ElementCtx<'_> {
 }
 
 /// `(Ψ_ax(ν₁) − Ψ_ax(ν₀))/(ν₁ − ν₀)` (N), with the midpoint derivative as the limit.
-fn axial_discrete_derivative(
+pub(crate) fn axial_discrete_derivative(
     law: ConstitutiveLaw,
     sec: &SectionProperties,
     nu0: f64,
@@ -306,13 +318,14 @@ fn axial_discrete_derivative(
         ConstitutiveLaw::Quadratic => sec.ea * (0.5 * (nu0 + nu1) - nu_ref),
         ConstitutiveLaw::Log => {
             // Ψ = EA/4 (ν² − 2 ln ν − 1): ΔΨ/Δν = EA/4 (ν₀ + ν₁ − 2 ln(ν₁/ν₀)/(ν₁ − ν₀)).
+            // ln(ν₁/ν₀)/(ν₁ − ν₀) = ln(1 + x)/d with x = d/ν₀, through ln_1p: a smooth function
+            // of d (the plain quotient of logarithms has round-off noise ~1e-16/d, which
+            // stalled Newton at ~1e-8 N for EA = 1e3).
             let d = nu1 - nu0;
-            let log_quot = if d.abs() < 1e-6 * nu0.abs() {
-                // ln(1+x)/d with x = d/ν₀: (1/ν₀)(1 − x/2 + x²/3)
-                let x = d / nu0;
-                (1.0 - x / 2.0 + x * x / 3.0) / nu0
+            let log_quot = if d == 0.0 {
+                1.0 / nu0
             } else {
-                (nu1 / nu0).ln() / d
+                (d / nu0).ln_1p() / d
             };
             0.25 * sec.ea * (nu0 + nu1 - 2.0 * log_quot)
         }

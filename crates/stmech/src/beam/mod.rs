@@ -6,7 +6,9 @@
 //! * [`model`]: the discretised beam with its reference configuration, end conditions and loads;
 //! * [`assembly`]: sparse global assembly with a reusable symbolic LU;
 //! * [`statics`]: load stepping with Newton;
-//! * [`dynamics`]: the energy-momentum time stepper.
+//! * [`dynamics`]: the energy-momentum time stepper;
+//! * [`space_time`]: Petrov–Galerkin cG(1) space-time slabs (bilinear in `(s, t)`);
+//! * [`integrator`]: the interface both forward integrators share.
 //!
 //! A forward closed-loop check of an actuated free beam. A [`model::PointLoad`] is the force
 //! and moment *applied to* the beam (global frame, dead). In the sign convention of `[I]` Eq. 3
@@ -33,8 +35,11 @@
 //! ```
 
 pub mod assembly;
+pub mod cayley;
 pub mod dynamics;
 pub mod element;
+pub mod integrator;
 pub mod model;
 pub mod section;
+pub mod space_time;
 pub mod statics;

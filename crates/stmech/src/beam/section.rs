@@ -159,7 +159,11 @@ impl ConstitutiveLaw {
                 if e.nu <= 0.0 {
                     f64::INFINITY
                 } else {
-                    bend_shear + 0.25 * sec.ea * (e.nu * e.nu - 2.0 * e.nu.ln() - 1.0)
+                    // ν² − 2 ln ν − 1 = u² + 2 (u − ln(1 + u)), u = ν − 1: no cancellation of
+                    // O(1) terms near ν = 1 (the plain form loses ~1e-16 EA per point, which
+                    // is the floor of every energy balance).
+                    let u = e.nu - 1.0;
+                    bend_shear + 0.25 * sec.ea * (u * u + 2.0 * (u - u.ln_1p()))
                 }
             }
         }

@@ -24,6 +24,7 @@
 //! [dynamic]
 //! end = 5.0                      # s
 //! step = 0.01                    # s
+//! method = "energy-momentum"     # or "space-time" (Petrov–Galerkin cG(1) slabs)
 //! [newton]
 //! tolerance = 1e-9
 //! max_iterations = 30
@@ -39,6 +40,7 @@
 //! parse with line and column; all value problems are then collected, each with its field path.
 
 use super::scenario::{Issues, ScenarioError};
+use crate::beam::integrator::DynamicMethod;
 use crate::beam::model::{
     BeamModel, BeamSpec, DistributedLoad, EndCondition, PointLoad, ReferenceGeometry, validate,
 };
@@ -89,6 +91,8 @@ pub struct BeamScenario {
     pub analysis: BeamAnalysis,
     /// Newton parameters.
     pub newton: NewtonParams,
+    /// Forward method of a dynamic analysis (`[dynamic] method`).
+    pub method: DynamicMethod,
     /// Number of snapshots written (VTK, plot).
     pub snapshots: usize,
     /// Whether PNG plots are wanted.
@@ -248,6 +252,16 @@ struct RawStatic {
 struct RawDynamic {
     end: f64,
     step: f64,
+    #[serde(default)]
+    method: RawMethod,
+}
+
+#[derive(Deserialize, Clone, Copy, Default)]
+#[serde(rename_all = "kebab-case")]
+enum RawMethod {
+    #[default]
+    EnergyMomentum,
+    SpaceTime,
 }
 
 #[derive(Deserialize)]
@@ -618,6 +632,10 @@ impl BeamScenario {
             model,
             analysis,
             newton,
+            method: match raw.dynamic.as_ref().map(|d| d.method) {
+                Some(RawMethod::SpaceTime) => DynamicMethod::SpaceTime,
+                _ => DynamicMethod::EnergyMomentum,
+            },
             snapshots: snapshots as usize,
             plots,
             echo: serde_json::to_value(&table).unwrap_or(serde_json::Value::Null),
@@ -713,6 +731,19 @@ force = [0.0, 1.0]
         let text =
             BASE.to_owned() + "time_function = { kind = \"window\", start = 0.0, end = 1.0 }\n";
         assert_eq!(fields(&text), vec!["loads[0].time_function".to_owned()]);
+    }
+
+    #[test]
+    fn dynamic_method_is_selectable() {
+        let dynamic =
+            BASE.replace("\"static\"", "\"dynamic\"") + "[dynamic]\nend = 1.0\nstep = 0.1\n";
+        let s = BeamScenario::from_toml_str(&dynamic, "t").unwrap();
+        assert_eq!(s.method, DynamicMethod::EnergyMomentum);
+        let s = BeamScenario::from_toml_str(&(dynamic.clone() + "method = \"space-time\"\n"), "t")
+            .unwrap();
+        assert_eq!(s.method, DynamicMethod::SpaceTime);
+        let err = BeamScenario::from_toml_str(&(dynamic + "method = \"rk4\"\n"), "t").unwrap_err();
+        assert!(matches!(err, ScenarioError::Syntax { .. }), "{err}");
     }
 
     #[test]

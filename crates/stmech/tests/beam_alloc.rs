@@ -1,0 +1,168 @@
+//! The beam element kernels do not allocate, and the time steps of both forward integrators
+//! allocate only inside faer's supernodal numeric LU factorisation (a fixed number of small
+//! per-supernode index buffers per factorisation: 10 for 16 linear elements, 37 for 64)
+//! (issue 4, item 3). A counting global allocator
+//! with a per-thread counter (tests run on parallel threads) measures it.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+
+use stmech::beam::cayley;
+use stmech::beam::dynamics::EnergyMomentumStepper;
+use stmech::beam::element::{BeamElement, MAX_DOFS};
+use stmech::beam::model::*;
+use stmech::beam::section::*;
+use stmech::beam::space_time::{SpaceTimeSettings, SpaceTimeSolver};
+use stmech::model::load::TimeFunction;
+use stmech::solve::NewtonParams;
+
+thread_local! {
+    static ALLOCATIONS: Cell<usize> = const { Cell::new(0) };
+}
+
+struct Counting;
+
+fn count() {
+    let _ = ALLOCATIONS.try_with(|c| c.set(c.get() + 1));
+}
+
+// SAFETY: forwards to the system allocator; the counter is a const-initialised thread-local
+// `Cell` without destructor, which itself never allocates.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        count();
+        // SAFETY: same contract as the caller's.
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        count();
+        // SAFETY: same contract as the caller's.
+        unsafe { System.alloc_zeroed(layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        count();
+        // SAFETY: same contract as the caller's.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: same contract as the caller's.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+/// Allocations made by `f` on this thread.
+fn allocations(f: impl FnOnce()) -> usize {
+    let before = ALLOCATIONS.with(Cell::get);
+    f();
+    ALLOCATIONS.with(Cell::get) - before
+}
+
+fn model(order: usize) -> BeamModel {
+    let sec = SectionProperties {
+        rho_a: 1.0,
+        rho_i: 0.1,
+        ea: 1e3,
+        ga: 4e2,
+        ei: 1.0,
+    };
+    let mut spec = BeamSpec::cantilever(1.0, sec, 16, order);
+    spec.law = ConstitutiveLaw::Log;
+    spec.point_loads.push(PointLoad {
+        node: 16 * order,
+        force: [0.0, 2.0],
+        moment: 0.5,
+        time_function: TimeFunction::Table {
+            times: vec![0.0, 0.05, 0.1],
+            values: vec![0.0, 1.0, 0.0],
+        },
+    });
+    BeamModel::try_new(spec).unwrap()
+}
+
+#[test]
+fn element_kernels_do_not_allocate() {
+    for order in [1, 2] {
+        let m = model(order);
+        let el = m.element(0);
+        let nd = m.element_dofs();
+        let x0: Vec<f64> = (0..nd).map(|i| 0.1 * i as f64).collect();
+        let x1: Vec<f64> = x0.iter().map(|v| v + 0.05).collect();
+        let (mut f, mut k) = ([0.0; MAX_DOFS], [[0.0; MAX_DOFS]; MAX_DOFS]);
+        let n = allocations(|| {
+            for _ in 0..10 {
+                el.energy(&x0).unwrap();
+                el.residual_into(&x0, &mut f, Some(&mut k)).unwrap();
+                el.discrete_gradient_into(&x0, &x1, &mut f).unwrap();
+                cayley::discrete_gradient_into(&el, &x0, &x1, &mut f).unwrap();
+            }
+        });
+        assert_eq!(
+            n, 0,
+            "order {order}: {n} allocations in the element kernels"
+        );
+    }
+}
+
+/// Allocations of one numeric LU factorisation of the beam Jacobian.
+fn lu_allocations(m: &BeamModel) -> usize {
+    use stmech::beam::assembly::BeamAssembler;
+    let mut asm = BeamAssembler::new(m).unwrap();
+    for i in 0..m.n_dofs() {
+        asm.add_diagonal(i, 2.0 + i as f64);
+    }
+    let mut r = vec![1.0; m.n_dofs()];
+    asm.factorize_and_solve(&mut r).unwrap();
+    let values = asm.values.clone();
+    let n = allocations(|| asm.lu.factorize(&values).unwrap());
+    assert_eq!(allocations(|| asm.lu.solve_in_place(&mut r)), 0);
+    n
+}
+
+#[test]
+fn time_steps_allocate_only_in_the_lu() {
+    let newton = NewtonParams {
+        tolerance: 1e-10,
+        max_iterations: 30,
+    };
+    for order in [1, 2] {
+        let m = model(order);
+        let per_lu = lu_allocations(&m);
+        eprintln!("order {order}: {per_lu} allocations per numeric LU factorisation (faer)");
+        let mut em = EnergyMomentumStepper::at_rest(&m, 0.01, newton).unwrap();
+        em.step().unwrap();
+        let mut factorisations = 0;
+        let n = allocations(|| {
+            for _ in 0..20 {
+                em.step().unwrap();
+                factorisations += em.last_iterations;
+            }
+        });
+        assert_eq!(
+            n,
+            per_lu * factorisations,
+            "order {order}: {n} allocations in 20 stepper steps ({factorisations} LUs)"
+        );
+        let settings = SpaceTimeSettings {
+            newton,
+            ..Default::default()
+        };
+        let mut st = SpaceTimeSolver::at_rest(&m, 0.01, settings).unwrap();
+        st.step().unwrap();
+        let mut factorisations = 0;
+        let n = allocations(|| {
+            for _ in 0..20 {
+                st.step().unwrap();
+                factorisations += st.last_iterations();
+            }
+        });
+        assert_eq!(
+            n,
+            per_lu * factorisations,
+            "order {order}: {n} allocations in 20 space-time slabs ({factorisations} LUs)"
+        );
+        assert!(st.diagnostics().kinetic > 0.0);
+    }
+}
