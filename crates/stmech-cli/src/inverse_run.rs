@@ -9,6 +9,7 @@ use serde_json::json;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
+use stmech::inverse::solver::solve_inverse_unchecked;
 use stmech::inverse::{InverseError, SpaceTimeSolution, solve_inverse};
 use stmech::io::inverse_scenario::InverseScenario;
 use stmech::io::output::{OutputDir, OutputError, write_json};
@@ -95,7 +96,18 @@ pub fn run(s: &InverseScenario, out: PathBuf, force: bool, plots: bool) -> Resul
     let dir = OutputDir::prepare(&out, force).map_err(output_failure)?;
     eprintln!("stmech: {}", describe(s).trim_start_matches("ok: "));
     let t = Instant::now();
-    let result = solve_inverse(&s.beam, &s.mesh, s.trajectory.as_ref(), &s.newton);
+    let result = if s.allow_unstable {
+        if !s.mesh_ratio().holds() {
+            eprintln!(
+                "stmech: warning: mesh.allow_unstable = true and the mesh violates the sideways \
+                 CFL condition (μ = {:.3} > 2): the actuation is unreliable",
+                s.mesh_ratio().courant
+            );
+        }
+        solve_inverse_unchecked(&s.beam, &s.mesh, s.trajectory.as_ref(), &s.newton)
+    } else {
+        solve_inverse(&s.beam, &s.mesh, s.trajectory.as_ref(), &s.newton)
+    };
     let secs = t.elapsed().as_secs_f64();
     let sol = match result {
         Ok(sol) => sol,
@@ -210,6 +222,8 @@ fn summary_ok(s: &InverseScenario, sol: &SpaceTimeSolution, secs: f64) -> serde_
             "hs": sol.hs(),
             "ht": s.mesh.ht(),
             "time_step_chosen_automatically": s.mesh_auto,
+            "allow_unstable": s.allow_unstable,
+            "sideways_cfl_condition_holds": s.mesh_ratio().holds(),
             "unknowns": sol.newton.unknowns,
             "jacobian_nonzeros": sol.newton.nonzeros,
         },

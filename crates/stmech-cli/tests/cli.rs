@@ -499,6 +499,25 @@ fn inverse_run_writes_outputs_and_bad_inputs_fail_cleanly() {
         "{}",
         stderr(&out)
     );
+    assert!(
+        stderr(&out).contains("mesh.allow_unstable"),
+        "{}",
+        stderr(&out)
+    );
+    // ... unless forced: then it runs, warns, and says so in summary.json
+    let forced = bad.replace(
+        "elements_t = 240",
+        "elements_t = 240\nallow_unstable = true",
+    );
+    std::fs::write(d.join("forced.toml"), &forced).unwrap();
+    let out = stmech(d, &["run", "forced.toml", "--out", "forced", "--no-plots"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(stderr(&out).contains("warning"), "{}", stderr(&out));
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(d.join("forced/summary.json")).unwrap())
+            .unwrap();
+    assert_eq!(summary["mesh"]["allow_unstable"], true);
+    assert_eq!(summary["mesh"]["sideways_cfl_condition_holds"], false);
     // CSV trajectories: wrong start, kink
     let mut wrong = String::from("t,x,y,theta\n");
     let mut kink = String::from("t,x,y,theta\n");

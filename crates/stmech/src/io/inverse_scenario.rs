@@ -138,6 +138,7 @@ struct RawMesh {
     resolution: Option<i64>,
     elements_s: Option<i64>,
     elements_t: Option<i64>,
+    allow_unstable: Option<bool>,
 }
 
 #[derive(Deserialize)]
@@ -165,6 +166,9 @@ pub struct InverseScenario {
     pub mesh: SpaceTimeMesh,
     /// Whether the time mesh was chosen automatically from `mesh.resolution`.
     pub mesh_auto: bool,
+    /// `mesh.allow_unstable`: solve even if the mesh violates the sideways CFL condition
+    /// (for studies of the condition; the actuation is then unreliable).
+    pub allow_unstable: bool,
     /// The prescribed tip motion (checked).
     pub trajectory: Box<dyn TipTrajectory>,
     /// Newton settings.
@@ -183,6 +187,17 @@ fn problem(field: &str, message: impl Into<String>) -> InputError {
 }
 
 impl InverseScenario {
+    /// The mesh-ratio condition of this scenario's mesh at the reference state.
+    pub fn mesh_ratio(&self) -> mesh_ratio::MeshRatio {
+        mesh_ratio::MeshRatio::evaluate(
+            &self.beam.section,
+            self.beam.law,
+            1.0,
+            self.beam.length / self.mesh.elements_s as f64,
+            self.mesh.ht(),
+        )
+    }
+
     /// Reads and validates a file; a CSV trajectory path is relative to the file's folder.
     pub fn from_path(path: &Path) -> Result<Self, ScenarioError> {
         let text = std::fs::read_to_string(path).map_err(|source| ScenarioError::Read {
@@ -323,6 +338,7 @@ impl InverseScenario {
         }
         // mesh
         let m = &raw.mesh;
+        let allow_unstable = m.allow_unstable.unwrap_or(false);
         let positive = |issues: &mut Vec<InputError>, field: &str, v: i64| -> Option<usize> {
             if (1..=1_000_000).contains(&v) {
                 Some(v as usize)
@@ -373,8 +389,17 @@ impl InverseScenario {
                     "mesh",
                     format!("{ns} × {nt} elements give {unknowns} unknowns, more than {limit} for the {:?} linear solver; use a coarser mesh", newton.linear_solver),
                 ));
-            } else if let Err(e) = mesh_ratio::check(&section, law, length, t1 - t0, ns, nt) {
-                issues.push(problem("mesh", e.to_string()));
+            } else if let (Err(e), false) = (
+                mesh_ratio::check(&section, law, length, t1 - t0, ns, nt),
+                allow_unstable,
+            ) {
+                issues.push(problem(
+                    "mesh",
+                    format!(
+                        "{e}. (To solve anyway, for a study of the condition, set \
+                         mesh.allow_unstable = true.)"
+                    ),
+                ));
             } else {
                 mesh = Some(SpaceTimeMesh {
                     t_start: t0,
@@ -477,6 +502,7 @@ impl InverseScenario {
                 beam,
                 mesh,
                 mesh_auto,
+                allow_unstable,
                 trajectory,
                 newton,
                 plots,
