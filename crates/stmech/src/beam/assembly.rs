@@ -9,7 +9,7 @@ use super::element::ElementMatrix;
 use super::model::BeamModel;
 use crate::discretize::pattern::CscPattern;
 use crate::error::SolveError;
-use crate::solve::linear::SparseLu;
+use crate::solve::linear::LinearSolver;
 
 /// Sparse Jacobian storage with its LU.
 #[derive(Debug)]
@@ -21,7 +21,7 @@ pub struct BeamAssembler {
     /// Matrix values in pattern order.
     pub values: Vec<f64>,
     /// The solver.
-    pub lu: SparseLu,
+    pub lu: LinearSolver,
     fixed: Vec<bool>,
 }
 
@@ -50,7 +50,7 @@ impl BeamAssembler {
             positions,
             diag,
             values,
-            lu: SparseLu::new(pattern)?,
+            lu: LinearSolver::for_pattern(pattern)?,
             fixed: model.fixed.clone(),
         })
     }
