@@ -12,6 +12,7 @@
 //! * [`characteristics`]: characteristic speeds and compatibility relations at any state
 //!   (`[I]` Eq. 22-30); [`characteristics_solver`]: the inverse problem by sideways marching
 //!   along characteristics ([`solve_characteristics`]);
+//! * [`methods`]: [`InverseMethod`] and [`solve_with`], one entry point for both;
 //! * [`sequential`]: the sequential baseline of `[I]` Sect. 2 (finite elements in space, then
 //!   the DAE with the servo constraint, Eq. 21, by implicit Euler/BDF2).
 //!
@@ -23,6 +24,7 @@ pub mod characteristics;
 pub mod characteristics_solver;
 pub mod element;
 pub mod mesh_ratio;
+pub mod methods;
 pub mod sequential;
 pub mod solver;
 pub mod trajectory;
@@ -34,6 +36,7 @@ pub use solver::{
 pub use characteristics_solver::{
     CharacteristicsSettings, CharacteristicsSolution, solve_characteristics,
 };
+pub use methods::{InverseMethod, MethodRun, solve_with};
 pub use trajectory::{
     CsvTrajectory, RestToRestArc, RestToRestLine, RestToRestProfile, TipTrajectory,
 };

@@ -8,6 +8,7 @@
 //!
 //! ```toml
 //! problem = "beam-inverse"
+//! method = "space-time"        # default; or "characteristics" (method of characteristics)
 //! [beam]                       # straight, stress free, at rest at t = time.start
 //! length = 1.0
 //! law = "log"                  # or "quadratic"
@@ -33,7 +34,7 @@ use crate::inverse::mesh_ratio;
 use crate::inverse::trajectory::{
     CsvTrajectory, RestToRestArc, RestToRestLine, RestToRestProfile, TipTrajectory,
 };
-use crate::inverse::{BeamModel, NewtonSettings, SpaceTimeMesh, TipLaw};
+use crate::inverse::{BeamModel, InverseMethod, NewtonSettings, SpaceTimeMesh, TipLaw};
 use serde::Deserialize;
 use std::path::Path;
 
@@ -53,6 +54,7 @@ pub fn is_inverse(text: &str) -> bool {
 #[serde(deny_unknown_fields)]
 struct Raw {
     problem: ProblemKind,
+    method: Option<InverseMethod>,
     beam: RawBeam,
     trajectory: RawTrajectory,
     time: RawTime,
@@ -156,7 +158,9 @@ pub struct InverseScenario {
     pub origin: String,
     /// The beam.
     pub beam: BeamModel,
-    /// The space-time mesh (mesh-ratio condition checked).
+    /// How to solve (`method`, default space-time FEM).
+    pub method: InverseMethod,
+    /// The space-time mesh (mesh-ratio condition checked for the space-time FEM).
     pub mesh: SpaceTimeMesh,
     /// Whether the time mesh was chosen automatically from `mesh.resolution`.
     pub mesh_auto: bool,
@@ -197,6 +201,7 @@ impl InverseScenario {
         let raw: Raw = toml::from_str(text).map_err(syntax)?;
         let table: toml::Table = text.parse().map_err(syntax)?;
         let ProblemKind::BeamInverse = raw.problem;
+        let method = raw.method.unwrap_or_default();
         let mut issues: Vec<InputError> = Vec::new();
         let bad_nonfinite = |issues: &mut Vec<InputError>, field: &str, v: f64| {
             if !v.is_finite() {
@@ -361,7 +366,9 @@ impl InverseScenario {
                     "mesh",
                     format!("{ns} × {nt} elements give {unknowns} unknowns, more than {MAX_UNKNOWNS} for one sparse LU; use a coarser mesh"),
                 ));
-            } else if let Err(e) = mesh_ratio::check(&section, law, length, t1 - t0, ns, nt) {
+            } else if method == InverseMethod::SpaceTime
+                && let Err(e) = mesh_ratio::check(&section, law, length, t1 - t0, ns, nt)
+            {
                 issues.push(problem("mesh", e.to_string()));
             } else {
                 mesh = Some(SpaceTimeMesh {
@@ -450,11 +457,23 @@ impl InverseScenario {
                 }
             }
         };
+        // the characteristics start from rest below time.start: the pre-actuation must fit
+        if let (InverseMethod::Characteristics, true, Some(tr)) =
+            (method, section_ok && length_ok && time_ok, &trajectory)
+            && let Err(e) = crate::inverse::characteristics_solver::check_pre_actuation(
+                &beam,
+                t0,
+                tr.as_ref(),
+            )
+        {
+            issues.push(problem("time.start", e.to_string()));
+        }
         let plots = raw.output.and_then(|o| o.plots).unwrap_or(true);
         match (issues.is_empty(), mesh, trajectory) {
             (true, Some(mesh), Some(trajectory)) => Ok(Self {
                 origin: origin.to_owned(),
                 beam,
+                method,
                 mesh,
                 mesh_auto,
                 trajectory,
@@ -532,5 +551,35 @@ resolution = 20
         );
         let p = problems(&BASE.replace("resolution = 20", "resolution = 20\nbogus = 1"));
         assert!(p[0].contains("bogus"), "{p:?}");
+    }
+
+    #[test]
+    fn method_field_selects_and_validates() {
+        let s = InverseScenario::from_toml_str(BASE, "t.toml", Path::new(".")).unwrap();
+        assert_eq!(s.method, InverseMethod::SpaceTime);
+        let chars = BASE.replace(
+            "problem = \"beam-inverse\"",
+            "problem = \"beam-inverse\"\nmethod = \"characteristics\"",
+        );
+        let s = InverseScenario::from_toml_str(&chars, "t.toml", Path::new(".")).unwrap();
+        assert_eq!(s.method, InverseMethod::Characteristics);
+        // the sideways CFL condition of the FEM does not bind the characteristics
+        let fine_t = |t: &str| t.replace("resolution = 20", "elements_s = 10\nelements_t = 240");
+        assert!(InverseScenario::from_toml_str(&fine_t(&chars), "t.toml", Path::new(".")).is_ok());
+        assert!(!problems(&fine_t(BASE)).is_empty());
+        // unknown method: serde names the choices
+        let p = problems(&chars.replace("\"characteristics\"", "\"shooting\""));
+        assert!(
+            p[0].contains("shooting") && p[0].contains("characteristics"),
+            "{p:?}"
+        );
+        // no room for the pre-actuation (tip moves at 0.5 s, L/c = 1 s)
+        let p = problems(&chars.replace("t0 = 2.0", "t0 = 0.5"));
+        assert!(
+            p.iter()
+                .any(|m| m.starts_with("time.start") && m.contains("pre-actuation")),
+            "{p:?}"
+        );
+        assert!(problems(&BASE.replace("t0 = 2.0", "t0 = 0.5")).is_empty());
     }
 }
