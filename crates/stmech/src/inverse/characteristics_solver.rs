@@ -22,7 +22,8 @@
 //!   with `e_k`, `c_k`, `F₁` evaluated at the midpoint `½(P_k± + Q)` (also the foot position
 //!   uses that `c_k`), are six linear equations for `(v_Q, p_Q)`; `x_Q` follows from
 //!   `∂s x = p` by the trapezoidal rule at fixed `t_j`. The coefficients depend on the unknown
-//!   state, so each node is a small fixed-point iteration (predictor: the state at `(s_i, t_j)`).
+//!   state, so each node is a small fixed-point iteration (predictor: the state at `(s_i, t_j)`
+//!   plus the increment `Q(t_{j−1}) − (s_i, t_{j−1})` of the previous time node).
 //! * **Actuation**: `F(t_j) = −σ(θ, p)` at `s = 0` (applied to the beam, global frame, as in
 //!   [`super::solver`]).
 //!
@@ -252,17 +253,19 @@ enum NodeError {
     NotConverged { iterations: usize, change: f64 },
 }
 
-/// One node `Q = (s_{i−1}, t_j)` from the line `s_i`.
+/// One node `Q = (s_{i−1}, t_j)` from the line `s_i` (`prev`: the state at `(s_i, t_j)`;
+/// `guess`: the predictor for `Q`).
 fn march_node(
     beam: &BeamModel,
     line: &LineView<'_>,
     prev: &State,
+    guess: State,
     tj: f64,
     hs: f64,
     settings: &CharacteristicsSettings,
 ) -> Result<NodeResult, NodeError> {
     let sec = &beam.section;
-    let mut q = *prev;
+    let mut q = guess;
     let a0 = CharacteristicAnalysis::at(sec, beam.law, q[2], [q[6], q[7], q[8]])
         .map_err(|e| NodeError::Law(e, 0))?;
     let mut c_row = [0.0; 6];
@@ -427,10 +430,17 @@ pub fn solve_characteristics(
             t_start: mesh.t_start,
             ht,
         };
-        let mut new_line = Vec::with_capacity(tops[i] + 1);
+        let mut new_line: Vec<State> = Vec::with_capacity(tops[i] + 1);
         for j in 0..=tops[i] {
             let prev = &view.states[j];
-            match march_node(beam, &view, prev, t_of(j), hs, settings) {
+            // predictor: the previous line plus the s-increment at the previous time node
+            let guess: State = match j {
+                0 => *prev,
+                _ => std::array::from_fn(|c| {
+                    prev[c] + new_line[j - 1][c] - view.states[j - 1][c]
+                }),
+            };
+            match march_node(beam, &view, prev, guess, t_of(j), hs, settings) {
                 Ok(NodeResult::Done(q, its, range)) => {
                     report.iterations_total += its;
                     report.iterations_max = report.iterations_max.max(its);
