@@ -63,13 +63,7 @@ fn tip_error(s: &InverseScenario, sol: &SpaceTimeSolution) -> f64 {
 
 fn field_row(s: &InverseScenario, method: InverseMethod) -> Row {
     let grid = format!("{} x {}", s.mesh.elements_s, s.mesh.elements_t);
-    match solve_with(
-        method,
-        &s.beam,
-        &s.mesh,
-        s.trajectory.as_ref(),
-        &s.newton,
-    ) {
+    match solve_with(method, &s.beam, &s.mesh, s.trajectory.as_ref(), &s.newton) {
         Ok(run) => {
             let note = match &run.march {
                 Some(m) => format!(
@@ -225,13 +219,10 @@ pub fn run(scenario: Option<&Path>, out: Option<PathBuf>, force: bool) -> Result
         let p = peaks(&row.actuation);
         let (a0, a1) = activity(&row.t, &row.actuation, 1e-3);
         let diff = reference.as_ref().filter(|_| !row.t.is_empty()).map(|r| {
-            row.t
-                .iter()
-                .zip(&row.actuation)
-                .fold(0.0f64, |m, (&t, f)| {
-                    let g = r.actuation_at(t);
-                    (0..3).fold(m, |m, c| m.max((f[c] - g[c]).abs()))
-                })
+            row.t.iter().zip(&row.actuation).fold(0.0f64, |m, (&t, f)| {
+                let g = r.actuation_at(t);
+                (0..3).fold(m, |m, c| m.max((f[c] - g[c]).abs()))
+            })
         });
         let opt = |v: Option<f64>| v.map(|x| format!("{x:e}")).unwrap_or_default();
         csv.push_str(&format!(
@@ -257,7 +248,8 @@ pub fn run(scenario: Option<&Path>, out: Option<PathBuf>, force: bool) -> Result
             p[0],
             p[1],
             p[2],
-            diff.map(|d| format!("{d:.3e}")).unwrap_or_else(|| "-".into())
+            diff.map(|d| format!("{d:.3e}"))
+                .unwrap_or_else(|| "-".into())
         );
         methods.push(json!({
             "method": row.method,
@@ -296,7 +288,9 @@ pub fn run(scenario: Option<&Path>, out: Option<PathBuf>, force: bool) -> Result
             .find(|r| r.method == name && r.status == "ok")
             .map(|r| r.seconds)
     };
-    let ratio = time("space-time").zip(time("characteristics")).map(|(a, b)| a / b);
+    let ratio = time("space-time")
+        .zip(time("characteristics"))
+        .map(|(a, b)| a / b);
     if let Some(r) = ratio {
         println!("wall time space-time / characteristics: {r:.1}");
     }

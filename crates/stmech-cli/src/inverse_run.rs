@@ -118,13 +118,7 @@ pub fn run(s: &InverseScenario, out: PathBuf, force: bool, plots: bool) -> Resul
     let dir = OutputDir::prepare(&out, force).map_err(output_failure)?;
     eprintln!("stmech: {}", describe(s).trim_start_matches("ok: "));
     let t = Instant::now();
-    let result = solve_with(
-        s.method,
-        &s.beam,
-        &s.mesh,
-        s.trajectory.as_ref(),
-        &s.newton,
-    );
+    let result = solve_with(s.method, &s.beam, &s.mesh, s.trajectory.as_ref(), &s.newton);
     let secs = t.elapsed().as_secs_f64();
     let (sol, march) = match result {
         Ok(run) => (run.solution, run.march),
@@ -280,8 +274,7 @@ fn summary_ok(
         // the characteristics have no Newton system and no sideways CFL limit
         v["newton"] = serde_json::Value::Null;
         v["characteristics"] = json!(m);
-        v["wave_speeds"]["note"] =
-            json!("the sideways CFL limit concerns the space-time FEM only");
+        v["wave_speeds"]["note"] = json!("the sideways CFL limit concerns the space-time FEM only");
     }
     v
 }

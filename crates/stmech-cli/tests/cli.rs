@@ -545,7 +545,11 @@ fn characteristics_method_runs_and_compare_writes_table_and_plot() {
     assert!(summary["newton"].is_null());
     assert!(d.join("res/actuation.csv").exists());
     // unknown method: exit 2, the choices named
-    let out = check_text(d, "m.toml", &chars.replace("\"characteristics\"", "\"shooting\""));
+    let out = check_text(
+        d,
+        "m.toml",
+        &chars.replace("\"characteristics\"", "\"shooting\""),
+    );
     assert_invalid(&out, &["shooting", "characteristics", "space-time"]);
     // no room for the pre-actuation: exit 2 naming time.start
     let out = check_text(d, "p.toml", &chars.replace("t0 = 2.0", "t0 = 0.5"));
@@ -558,7 +562,10 @@ fn characteristics_method_runs_and_compare_writes_table_and_plot() {
     assert_eq!(lines.len(), 4, "{table}");
     assert!(lines[1].starts_with("space-time,\"ok\""), "{table}");
     assert!(lines[2].starts_with("characteristics,\"ok\""), "{table}");
-    assert!(lines[3].starts_with("sequential,\"failed at t = "), "{table}");
+    assert!(
+        lines[3].starts_with("sequential,\"failed at t = "),
+        "{table}"
+    );
     assert!(d.join("cmp/compare.png").exists() && d.join("cmp/summary.json").exists());
     no_staging_leftovers(d);
     // compare needs a beam-inverse scenario

@@ -27,22 +27,14 @@ fn example_3_2(c: &mut Criterion) {
     });
     for n in [8, 20] {
         let mesh = SpaceTimeMesh::auto(&beam, 0.0, 6.0, n);
-        g.bench_function(
-            format!("characteristics_{n}x{}", mesh.elements_t),
-            |b| {
-                b.iter(|| {
-                    black_box(
-                        solve_characteristics(
-                            &beam,
-                            &mesh,
-                            &tr,
-                            &CharacteristicsSettings::default(),
-                        )
+        g.bench_function(format!("characteristics_{n}x{}", mesh.elements_t), |b| {
+            b.iter(|| {
+                black_box(
+                    solve_characteristics(&beam, &mesh, &tr, &CharacteristicsSettings::default())
                         .unwrap(),
-                    )
-                })
-            },
-        );
+                )
+            })
+        });
     }
     g.finish();
 }

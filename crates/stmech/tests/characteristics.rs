@@ -106,7 +106,10 @@ fn linear_wave_characteristics_match_dalembert() {
     let mut errs = Vec::new();
     for n in [10usize, 20, 40, 80] {
         let e = linear_wave_error(n, 15 * n / 2);
-        println!("μ = 0.8, hs = {}: max |F − F_dAlembert| = {e:.3e}", 1.0 / n as f64);
+        println!(
+            "μ = 0.8, hs = {}: max |F − F_dAlembert| = {e:.3e}",
+            1.0 / n as f64
+        );
         errs.push(e);
     }
     for k in 1..errs.len() {
@@ -130,18 +133,19 @@ fn linear_wave_characteristics_match_dalembert() {
             .map(|&n| linear_wave_error(n, (6.0 * n as f64 / mu).round() as usize))
             .collect();
         println!("μ = {mu}: errors {}", sci(&e));
-        assert!(e[1] < 0.5 * e[0] && e[2] < 0.5 * e[1] && e[2] < 1e-3, "{e:?}");
+        assert!(
+            e[1] < 0.5 * e[0] && e[2] < 0.5 * e[1] && e[2] < 1e-3,
+            "{e:?}"
+        );
     }
 }
 
 /// Largest component difference of two actuations at the time nodes of `a` (`b` interpolated).
 fn actuation_difference(a: &SpaceTimeSolution, b: &SpaceTimeSolution) -> f64 {
-    a.t.iter()
-        .zip(&a.actuation)
-        .fold(0.0f64, |m, (&t, f)| {
-            let g = b.actuation_at(t);
-            (0..3).fold(m, |m, c| m.max((f[c] - g[c]).abs()))
-        })
+    a.t.iter().zip(&a.actuation).fold(0.0f64, |m, (&t, f)| {
+        let g = b.actuation_at(t);
+        (0..3).fold(m, |m, c| m.max((f[c] - g[c]).abs()))
+    })
 }
 
 fn peak(sol: &SpaceTimeSolution) -> f64 {
@@ -188,7 +192,9 @@ fn example_3_2_characteristics_agree_with_space_time_fem() {
             .iter()
             .zip(&ch.solution.actuation)
             .filter(|(t, _)| **t < 1.0 - 2.0 * mesh.ht())
-            .fold(0.0f64, |m, (_, f)| m.max(f[0].abs().max(f[1].abs()).max(f[2].abs())));
+            .fold(0.0f64, |m, (_, f)| {
+                m.max(f[0].abs().max(f[1].abs()).max(f[2].abs()))
+            });
         assert!(early < 1e-12, "actuation before t0 − L/c: {early:e}");
         // the tip follows γ exactly (it is the Cauchy data)
         for (j, &t) in ch.solution.t.iter().enumerate() {
@@ -198,7 +204,10 @@ fn example_3_2_characteristics_agree_with_space_time_fem() {
         diffs.push(d);
     }
     for k in 1..diffs.len() {
-        println!("  order of the difference {:.2}", (diffs[k - 1] / diffs[k]).log2());
+        println!(
+            "  order of the difference {:.2}",
+            (diffs[k - 1] / diffs[k]).log2()
+        );
         assert!(diffs[k] < 0.45 * diffs[k - 1], "{diffs:?}");
     }
     // measured 2.9e-3 at 40 × 240 (peak |F| 1.28)
@@ -388,12 +397,19 @@ fn analysis_wave_speeds_match_pulse_arrival() {
                 d / c,
                 d / arrival
             );
-            assert!((arrival - d / c).abs() < 0.02 * d / c, "{name} at ν = {nu0}");
+            assert!(
+                (arrival - d / c).abs() < 0.02 * d / c,
+                "{name} at ν = {nu0}"
+            );
         }
     }
     // the stretched axial speed differs from the reference one by 15 %: the test resolves it
-    let c1 = CharacteristicAnalysis::at(&sec, law, 0.0, [1.0, 0.0, 0.0]).unwrap().speeds[2];
-    let c15 = CharacteristicAnalysis::at(&sec, law, 0.0, [1.5, 0.0, 0.0]).unwrap().speeds[2];
+    let c1 = CharacteristicAnalysis::at(&sec, law, 0.0, [1.0, 0.0, 0.0])
+        .unwrap()
+        .speeds[2];
+    let c15 = CharacteristicAnalysis::at(&sec, law, 0.0, [1.5, 0.0, 0.0])
+        .unwrap()
+        .speeds[2];
     assert!((c1 - 2.0).abs() < 1e-14 && (c15 - (2.0f64 * (1.0 + 1.0 / 2.25)).sqrt()).abs() < 1e-14);
 }
 
@@ -449,8 +465,13 @@ fn sequential_baseline_failure_modes() {
             .iter()
             .zip(&run.actuation)
             .filter(|(t, _)| **t < 2.0 - 1e-9)
-            .fold(0.0f64, |m, (_, f)| m.max(f[0].abs().max(f[1].abs()).max(f[2].abs())));
-        let fail = run.failure.clone().expect("the sequential run must break down");
+            .fold(0.0f64, |m, (_, f)| {
+                m.max(f[0].abs().max(f[1].abs()).max(f[2].abs()))
+            });
+        let fail = run
+            .failure
+            .clone()
+            .expect("the sequential run must break down");
         println!(
             "Example 3.2, {mass:?} mass, 20 elements, BDF2, h = 0.05: max |F| before t0 = \
              {before:.1e} (reference moment up to {pre:.3} N m there); cond {:.1e}; breaks \
@@ -488,7 +509,10 @@ fn sequential_baseline_failure_modes() {
         p1[0], p1[1], p2[0], p2[1]
     );
     assert!((p1[1] / p1[0] - 1.0).abs() < 0.05, "{p1:?}");
-    assert!(p2[1] / p2[0] > 3.0 && p2[0] > 10.0 * p2_smooth, "{p2:?} {p2_smooth}");
+    assert!(
+        p2[1] / p2[0] > 3.0 && p2[0] > 10.0 * p2_smooth,
+        "{p2:?} {p2_smooth}"
+    );
     // 4. Consistent mass: formally index 3, but the zero dynamics are unstable (one element:
     //    ü₀ − 6 (c/hs)² u₀ = …, growth e^{√6 c t/hs}); BDF2 converges to the exploding DAE
     //    solution: the actuation is 10³× d'Alembert's and independent of h.
@@ -498,8 +522,14 @@ fn sequential_baseline_failure_modes() {
             .peak_actuation()
     };
     let pc = [cons(0.04), cons(0.02)];
-    println!("consistent mass, 1 element, C⁷: peak |F| {:.3e} (h = 0.04), {:.3e} (h = 0.02)", pc[0], pc[1]);
-    assert!(pc[1] > 1e3 * dal && (pc[1] / pc[0] - 1.0).abs() < 0.05, "{pc:?}");
+    println!(
+        "consistent mass, 1 element, C⁷: peak |F| {:.3e} (h = 0.04), {:.3e} (h = 0.02)",
+        pc[0], pc[1]
+    );
+    assert!(
+        pc[1] > 1e3 * dal && (pc[1] / pc[0] - 1.0).abs() < 0.05,
+        "{pc:?}"
+    );
 }
 
 // ---------------------------------------------------------------------------------------
@@ -583,7 +613,7 @@ impl SmoothStep {
             if i > k || m - i > k {
                 continue;
             }
-            let sign = if (m - i) % 2 == 0 { 1.0 } else { -1.0 };
+            let sign = if (m - i).is_multiple_of(2) { 1.0 } else { -1.0 };
             v += Self::binom(m, i)
                 * fall(k, i)
                 * tau.powi((k - i) as i32)
@@ -673,19 +703,24 @@ fn sequential_study() {
                     }
                 })
                 .collect();
-            println!("smoothness {name} lumped n = {n}: peak |F| (h = 0.04, 0.02, 0.01) {}", sci(&peaks));
+            println!(
+                "smoothness {name} lumped n = {n}: peak |F| (h = 0.04, 0.02, 0.01) {}",
+                sci(&peaks)
+            );
         }
     }
     // the continuum reference of the axial motion: d'Alembert (peak of F for amplitude 0.01)
-    let dal = (0..600).fold(0.0f64, |m, k| m.max(dalembert_applied(k as f64 * 0.01, 0.01, 1.0).abs()));
+    let dal = (0..600).fold(0.0f64, |m, k| {
+        m.max(dalembert_applied(k as f64 * 0.01, 0.01, 1.0).abs())
+    });
     println!("d'Alembert peak |F| for amplitude 0.01: {dal:.4e}");
     // (d) consistent mass on the easy problem
     for n in [1usize, 2, 4, 8] {
         let peaks: Vec<String> = [0.04, 0.02, 0.01]
             .iter()
             .map(|&h| {
-                let run =
-                    solve_sequential(&axial, 0.0, 6.0, &c7, &SequentialSettings::new(n, h)).unwrap();
+                let run = solve_sequential(&axial, 0.0, 6.0, &c7, &SequentialSettings::new(n, h))
+                    .unwrap();
                 match &run.failure {
                     None => format!("{:.3e}", run.peak_actuation()),
                     Some(f) => format!("fails at {:.2} s", f.time),

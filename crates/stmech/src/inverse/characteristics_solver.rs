@@ -48,7 +48,9 @@
 
 use super::characteristics::{CharacteristicAnalysis, deformation_gradient, stress};
 use super::element::ElementError;
-use super::solver::{BeamModel, InverseError, NewtonHistory, SpaceTimeMesh, SpaceTimeSolution, TipLaw};
+use super::solver::{
+    BeamModel, InverseError, NewtonHistory, SpaceTimeMesh, SpaceTimeSolution, TipLaw,
+};
 use super::trajectory::{TipTrajectory, TrajectoryError};
 use crate::beam::section::ConstitutiveLaw;
 use crate::error::InputError;
@@ -436,9 +438,7 @@ pub fn solve_characteristics(
             // predictor: the previous line plus the s-increment at the previous time node
             let guess: State = match j {
                 0 => *prev,
-                _ => std::array::from_fn(|c| {
-                    prev[c] + new_line[j - 1][c] - view.states[j - 1][c]
-                }),
+                _ => std::array::from_fn(|c| prev[c] + new_line[j - 1][c] - view.states[j - 1][c]),
             };
             match march_node(beam, &view, prev, guess, t_of(j), hs, settings) {
                 Ok(NodeResult::Done(q, its, range)) => {
@@ -554,7 +554,10 @@ mod tests {
         };
         for tau in [0.6, 1.3, 3.9, 4.3, 4.5] {
             let got = v.at(tau).unwrap()[0];
-            assert!((got - (tau * tau * tau - tau)).abs() < 1e-12, "{tau}: {got}");
+            assert!(
+                (got - (tau * tau * tau - tau)).abs() < 1e-12,
+                "{tau}: {got}"
+            );
         }
         assert!(v.at(4.6).is_none());
         // below t_start the rest state (0) is used: f(t) = t³ − t vanishes only at 0, so the
@@ -582,6 +585,9 @@ mod tests {
         let e = solve_characteristics(&beam, &mesh, &tr, &Default::default())
             .unwrap_err()
             .to_string();
-        assert!(e.contains("pre-actuation") && e.contains("L/c_min = 1.0000"), "{e}");
+        assert!(
+            e.contains("pre-actuation") && e.contains("L/c_min = 1.0000"),
+            "{e}"
+        );
     }
 }

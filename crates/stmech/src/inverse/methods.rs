@@ -67,10 +67,8 @@ impl InverseMethod {
                 )?;
                 Ok(())
             }
-            Self::Characteristics => {
-                check_pre_actuation(beam, mesh.t_start, trajectory)
-                    .map_err(|e: TrajectoryError| e.into())
-            }
+            Self::Characteristics => check_pre_actuation(beam, mesh.t_start, trajectory)
+                .map_err(|e: TrajectoryError| e.into()),
         }
     }
 }
@@ -102,12 +100,8 @@ pub fn solve_with(
     let (solution, march) = match method {
         InverseMethod::SpaceTime => (solve_inverse(beam, mesh, trajectory, newton)?, None),
         InverseMethod::Characteristics => {
-            let c = solve_characteristics(
-                beam,
-                mesh,
-                trajectory,
-                &CharacteristicsSettings::default(),
-            )?;
+            let c =
+                solve_characteristics(beam, mesh, trajectory, &CharacteristicsSettings::default())?;
             (c.solution, Some(c.report))
         }
     };

@@ -29,14 +29,14 @@ pub mod sequential;
 pub mod solver;
 pub mod trajectory;
 
-pub use solver::{
-    BeamModel, InverseError, NewtonSettings, SpaceTimeMesh, SpaceTimeSolution, TipLaw,
-    solve_forward, solve_inverse,
-};
 pub use characteristics_solver::{
     CharacteristicsSettings, CharacteristicsSolution, solve_characteristics,
 };
 pub use methods::{InverseMethod, MethodRun, solve_with};
+pub use solver::{
+    BeamModel, InverseError, NewtonSettings, SpaceTimeMesh, SpaceTimeSolution, TipLaw,
+    solve_forward, solve_inverse,
+};
 pub use trajectory::{
     CsvTrajectory, RestToRestArc, RestToRestLine, RestToRestProfile, TipTrajectory,
 };

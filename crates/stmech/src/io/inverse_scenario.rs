@@ -460,11 +460,8 @@ impl InverseScenario {
         // the characteristics start from rest below time.start: the pre-actuation must fit
         if let (InverseMethod::Characteristics, true, Some(tr)) =
             (method, section_ok && length_ok && time_ok, &trajectory)
-            && let Err(e) = crate::inverse::characteristics_solver::check_pre_actuation(
-                &beam,
-                t0,
-                tr.as_ref(),
-            )
+            && let Err(e) =
+                crate::inverse::characteristics_solver::check_pre_actuation(&beam, t0, tr.as_ref())
         {
             issues.push(problem("time.start", e.to_string()));
         }
