@@ -6,6 +6,8 @@
 //!   order ≥ 1.8 over four meshes, exact when the feet fall on nodes, no sideways CFL limit.
 //! * `example_3_2_characteristics_agree_with_space_time_fem`: the two methods converge to the
 //!   same actuation; their difference decreases at order ≈ 2 over three meshes.
+//! * `characteristics_agree_with_fem_with_tip_mass_and_turned_base`: tip law `h = −M γ''` and
+//!   the placement, against the FEM.
 //! * `closed_loop_with_characteristics_actuation`: the actuation replayed in the independent
 //!   forward stepper keeps the tip on γ; the deviation decreases over three meshes.
 //! * `analysis_wave_speeds_match_pulse_arrival`: `[I]` Eq. 30 from the characteristic analysis
@@ -212,6 +214,45 @@ fn example_3_2_characteristics_agree_with_space_time_fem() {
     }
     // measured 2.9e-3 at 40 × 240 (peak |F| 1.28)
     assert!(diffs[2] < 5e-3, "{diffs:?}");
+}
+
+/// The tip law and the placement enter the characteristics as in the FEM: a beam with an end
+/// mass (`h = −diag(m, m, J) γ''`), its base moved and turned, a smaller arc about the base.
+#[test]
+fn characteristics_agree_with_fem_with_tip_mass_and_turned_base() {
+    let mut beam = BeamModel::example_3_2(ConstitutiveLaw::Quadratic);
+    beam.tip = TipLaw::Mass {
+        mass: 0.5,
+        inertia: 0.1,
+    };
+    beam.base = [0.3, -0.2, 0.4];
+    let tr = RestToRestArc {
+        start: beam.initial_pose(beam.length),
+        center: [0.3, -0.2],
+        angle: 0.6,
+        profile: PROFILE,
+    };
+    let mut diffs = Vec::new();
+    for ns in [10usize, 20] {
+        let mesh = SpaceTimeMesh::auto(&beam, 0.0, 6.0, ns);
+        let ch = chars(&beam, &mesh, &tr).solution;
+        let fem = solve_inverse(&beam, &mesh, &tr, &NewtonSettings::default()).unwrap();
+        let d = actuation_difference(&fem, &ch);
+        println!(
+            "tip mass, turned base, {ns} × {}: max |F_FEM − F_char| {d:.3e} (peak {:.4})",
+            mesh.elements_t,
+            peak(&ch)
+        );
+        // at rest before the motion: the stress-free turned beam
+        let x = ch.x_at(ns / 2, 0);
+        let x0 = beam.initial_pose(0.5);
+        assert!((0..3).all(|c| (x[c] - x0[c]).abs() < 1e-14), "{x:?} {x0:?}");
+        diffs.push(d);
+    }
+    assert!(
+        diffs[1] < 0.4 * diffs[0] && diffs[1] < 0.02 * 0.5,
+        "{diffs:?}"
+    );
 }
 
 /// Largest tip deviation (position m, angle rad) of the forward stepper (32 quadratic
