@@ -10,7 +10,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 use stmech::inverse::solver::solve_inverse_unchecked;
-use stmech::inverse::{InverseError, SpaceTimeSolution, solve_inverse};
+use stmech::inverse::{InverseError, InverseMethod, MethodRun, SpaceTimeSolution, solve_with};
 use stmech::io::inverse_scenario::InverseScenario;
 use stmech::io::output::{OutputDir, OutputError, write_json};
 use stmech::io::vtk::write_series;
@@ -31,8 +31,9 @@ fn output_failure(e: OutputError) -> Failure {
 /// One line for `stmech check`.
 pub fn describe(s: &InverseScenario) -> String {
     format!(
-        "ok: {}: beam-inverse, L = {} m, {:?} law, t = [{}, {}] s, mesh {} × {} (hs = {:.4} m, ht = {:.4} s{})",
+        "ok: {}: beam-inverse ({}), L = {} m, {:?} law, t = [{}, {}] s, mesh {} × {} (hs = {:.4} m, ht = {:.4} s{})",
         s.origin,
+        s.method.name(),
         s.beam.length,
         s.beam.law,
         s.mesh.t_start,
@@ -49,10 +50,15 @@ pub fn describe(s: &InverseScenario) -> String {
     )
 }
 
+/// The built-in demo scenario.
+pub fn load_demo() -> Result<InverseScenario, Failure> {
+    InverseScenario::from_toml_str(DEMO_SCENARIO, DEMO_ORIGIN, Path::new("."))
+        .map_err(crate::scenario_failure)
+}
+
 /// Runs the built-in demo.
 pub fn run_demo(out: PathBuf, force: bool) -> Result<(), Failure> {
-    let s = InverseScenario::from_toml_str(DEMO_SCENARIO, DEMO_ORIGIN, Path::new("."))
-        .map_err(crate::scenario_failure)?;
+    let s = load_demo()?;
     let plots = s.plots;
     run(&s, out, force, plots)
 }
@@ -80,6 +86,7 @@ fn failed_summary(s: &InverseScenario, e: &InverseError, secs: f64) -> serde_jso
         "stmech_version": env!("CARGO_PKG_VERSION"),
         "status": "failed",
         "problem": "beam-inverse",
+        "method": s.method.name(),
         "error": e.to_string(),
         "newton_residuals": history,
         "scenario": { "origin": s.origin, "input": s.echo },
@@ -96,7 +103,7 @@ pub fn run(s: &InverseScenario, out: PathBuf, force: bool, plots: bool) -> Resul
     let dir = OutputDir::prepare(&out, force).map_err(output_failure)?;
     eprintln!("stmech: {}", describe(s).trim_start_matches("ok: "));
     let t = Instant::now();
-    let result = if s.allow_unstable {
+    let result = if s.allow_unstable && s.method == InverseMethod::SpaceTime {
         if !s.mesh_ratio().holds() {
             eprintln!(
                 "stmech: warning: mesh.allow_unstable = true and the mesh violates the sideways \
@@ -104,13 +111,20 @@ pub fn run(s: &InverseScenario, out: PathBuf, force: bool, plots: bool) -> Resul
                 s.mesh_ratio().courant
             );
         }
-        solve_inverse_unchecked(&s.beam, &s.mesh, s.trajectory.as_ref(), &s.newton)
+        solve_inverse_unchecked(&s.beam, &s.mesh, s.trajectory.as_ref(), &s.newton).map(
+            |solution| MethodRun {
+                method: s.method,
+                solution,
+                march: None,
+                seconds: t.elapsed().as_secs_f64(),
+            },
+        )
     } else {
-        solve_inverse(&s.beam, &s.mesh, s.trajectory.as_ref(), &s.newton)
+        solve_with(s.method, &s.beam, &s.mesh, s.trajectory.as_ref(), &s.newton)
     };
     let secs = t.elapsed().as_secs_f64();
-    let sol = match result {
-        Ok(sol) => sol,
+    let (sol, march) = match result {
+        Ok(run) => (run.solution, run.march),
         Err(e) => {
             let code = match e {
                 InverseError::Input(_)
@@ -151,21 +165,32 @@ pub fn run(s: &InverseScenario, out: PathBuf, force: bool, plots: bool) -> Resul
             .map_err(|e| Failure::new(Failure::IO, e))?;
         files.extend(["actuation.png", "snapshots.png"]);
     }
-    let summary = summary_ok(s, &sol, secs);
+    let summary = summary_ok(s, &sol, march.as_ref(), secs);
     write_json(&dir.file("summary.json"), &summary).map_err(output_failure)?;
     files.push("summary.json");
     let out = dir.commit().map_err(output_failure)?;
     let p = &summary["actuation"];
-    println!(
-        "Newton: {} iterations, residuals {}",
-        sol.newton.iterations,
-        sol.newton
-            .residuals
-            .iter()
-            .map(|r| format!("{r:.1e}"))
-            .collect::<Vec<_>>()
-            .join(" → ")
-    );
+    match &march {
+        None => println!(
+            "Newton: {} iterations, residuals {}",
+            sol.newton.iterations,
+            sol.newton
+                .residuals
+                .iter()
+                .map(|r| format!("{r:.1e}"))
+                .collect::<Vec<_>>()
+                .join(" → ")
+        ),
+        Some(m) => println!(
+            "characteristics: {} nodes marched, fixed-point iterations max {} (mean {:.2}), \
+             characteristic speeds {:.4}..{:.4} m/s",
+            m.nodes,
+            m.iterations_max,
+            m.iterations_total as f64 / m.nodes.max(1) as f64,
+            m.speed_range[0],
+            m.speed_range[1]
+        ),
+    }
     println!(
         "actuation (applied to the beam at s = 0): peak |f_x| = {:.4} N, |f_y| = {:.4} N, |m| = {:.4} N·m; active from t = {:.3} s to {:.3} s",
         p["peak_abs"][0].as_f64().unwrap_or(f64::NAN),
@@ -193,7 +218,12 @@ fn tracking_error(s: &InverseScenario, sol: &SpaceTimeSolution) -> f64 {
     })
 }
 
-fn summary_ok(s: &InverseScenario, sol: &SpaceTimeSolution, secs: f64) -> serde_json::Value {
+fn summary_ok(
+    s: &InverseScenario,
+    sol: &SpaceTimeSolution,
+    march: Option<&stmech::inverse::characteristics_solver::MarchReport>,
+    secs: f64,
+) -> serde_json::Value {
     let mut peak = [0.0f64; 3];
     for f in &sol.actuation {
         for c in 0..3 {
@@ -210,10 +240,12 @@ fn summary_ok(s: &InverseScenario, sol: &SpaceTimeSolution, secs: f64) -> serde_
         s.mesh.ht(),
     );
     let at_sol = sol.mesh_ratio_at_solution();
-    json!({
+    let mut v = json!({
         "stmech_version": env!("CARGO_PKG_VERSION"),
         "status": "ok",
         "problem": "beam-inverse",
+        "method": s.method.name(),
+        "method_description": s.method.description(),
         "error": serde_json::Value::Null,
         "scenario": { "origin": s.origin, "input": s.echo },
         "mesh": {
@@ -257,7 +289,14 @@ fn summary_ok(s: &InverseScenario, sol: &SpaceTimeSolution, secs: f64) -> serde_
         },
         "trajectory_motion_interval": s.trajectory.motion_interval(),
         "wall_time_seconds": secs,
-    })
+    });
+    if let Some(m) = march {
+        // the characteristics have no Newton system and no sideways CFL limit
+        v["newton"] = serde_json::Value::Null;
+        v["characteristics"] = json!(m);
+        v["wave_speeds"]["note"] = json!("the sideways CFL limit concerns the space-time FEM only");
+    }
+    v
 }
 
 fn write_csvs(dir: &Path, s: &InverseScenario, sol: &SpaceTimeSolution) -> anyhow::Result<()> {

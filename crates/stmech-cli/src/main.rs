@@ -4,6 +4,7 @@
 //! output directory exists), 3 the solver did not converge, 4 I/O error.
 
 mod beam_run;
+mod compare;
 mod conditioning;
 mod convergence;
 mod inverse_run;
@@ -71,6 +72,18 @@ enum Command {
         #[arg(long)]
         force: bool,
     },
+    /// Run every inverse method (space-time FEM, characteristics, sequential baseline) on one
+    /// beam-inverse scenario and write compare.csv, compare.png and summary.json.
+    Compare {
+        /// Beam-inverse scenario (TOML) [default: the built-in demo, [I] Example 3.2].
+        scenario: Option<PathBuf>,
+        /// Output directory [default: out/compare-<scenario file stem>].
+        #[arg(long, value_name = "DIR")]
+        out: Option<PathBuf>,
+        /// Replace an existing output directory.
+        #[arg(long)]
+        force: bool,
+    },
     /// Validate scenario files without solving: print every problem (field path, line,
     /// remedy) and check that the default output directory out/<stem> can be created.
     Check {
@@ -134,6 +147,11 @@ fn main() -> ExitCode {
         Command::Demo { out, force } => inverse_run::run_demo(out, force),
         Command::Convergence { out, force } => convergence::run(&out, force),
         Command::Conditioning { out, force } => conditioning::run(&out, force),
+        Command::Compare {
+            scenario,
+            out,
+            force,
+        } => compare::run(scenario.as_deref(), out, force),
         Command::Check { scenarios } => check(&scenarios),
     };
     match result {

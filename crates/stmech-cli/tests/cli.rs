@@ -559,3 +559,54 @@ fn inverse_run_writes_outputs_and_bad_inputs_fail_cleanly() {
         stderr(&out)
     );
 }
+
+// ---------------------------------------------------------------------------------------
+// Method of characteristics and `stmech compare` (issue 6).
+
+#[test]
+fn characteristics_method_runs_and_compare_writes_table_and_plot() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let chars = inverse_scenario().replace(
+        "problem = \"beam-inverse\"",
+        "problem = \"beam-inverse\"\nmethod = \"characteristics\"",
+    );
+    std::fs::write(d.join("ch.toml"), &chars).unwrap();
+    let out = stmech(d, &["run", "ch.toml", "--out", "res", "--no-plots"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(d.join("res/summary.json")).unwrap())
+            .unwrap();
+    assert_eq!(summary["method"], "characteristics");
+    assert!(summary["characteristics"]["nodes"].as_u64().unwrap() > 0);
+    assert!(summary["newton"].is_null());
+    assert!(d.join("res/actuation.csv").exists());
+    // unknown method: exit 2, the choices named
+    let out = check_text(
+        d,
+        "m.toml",
+        &chars.replace("\"characteristics\"", "\"shooting\""),
+    );
+    assert_invalid(&out, &["shooting", "characteristics", "space-time"]);
+    // no room for the pre-actuation: exit 2 naming time.start
+    let out = check_text(d, "p.toml", &chars.replace("t0 = 2.0", "t0 = 0.5"));
+    assert_invalid(&out, &["time.start", "pre-actuation"]);
+    // compare: one table with all methods, one plot, a summary
+    let out = stmech(d, &["compare", "ch.toml", "--out", "cmp"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let table = std::fs::read_to_string(d.join("cmp/compare.csv")).unwrap();
+    let lines: Vec<&str> = table.lines().collect();
+    assert_eq!(lines.len(), 4, "{table}");
+    assert!(lines[1].starts_with("space-time,\"ok\""), "{table}");
+    assert!(lines[2].starts_with("characteristics,\"ok\""), "{table}");
+    assert!(
+        lines[3].starts_with("sequential,\"failed at t = "),
+        "{table}"
+    );
+    assert!(d.join("cmp/compare.png").exists() && d.join("cmp/summary.json").exists());
+    no_staging_leftovers(d);
+    // compare needs a beam-inverse scenario
+    std::fs::write(d.join("rb.toml"), small_scenario()).unwrap();
+    let out = stmech(d, &["compare", "rb.toml", "--out", "cmp2"]);
+    assert_invalid(&out, &["beam-inverse"]);
+}

@@ -1,11 +1,14 @@
-//! Benchmark of the space-time inverse beam solver on `[I]` Example 3.2 (log law, Eq. 35
-//! corrected, t = [0, 6] s, time step from the wave speeds, μ = 1: `n_s × 6 n_s` elements).
+//! Benchmark of the inverse beam solvers on `[I]` Example 3.2 (log law, Eq. 35 corrected,
+//! t = [0, 6] s, time step from the wave speeds, μ = 1: `n_s × 6 n_s` elements).
 //!
-//! * `sideways/NSxNT`: the default linear solver (sideways block elimination) at 32 × 192,
-//!   64 × 384 (the issue's target: ≤ 1 s) and 128 × 768, to show how the time grows when both
-//!   resolutions double (4× the unknowns);
-//! * `sparse_lu/20x120` and `sideways/20x120`: faer's general sparse LU against the sideways
-//!   elimination on the same Newton systems, the baseline ratio of one run.
+//! * `sideways/NSxNT`: the space-time FEM with its default linear solver (sideways block
+//!   elimination) at 20 × 120, 32 × 192, 64 × 384 (issue 5's target: ≤ 1 s) and 128 × 768, to
+//!   show how the time grows when both resolutions double (4× the unknowns);
+//! * `sparse_lu/20x120`: the same FEM with faer's general sparse LU, the baseline of the
+//!   sideways elimination;
+//! * `characteristics_NSxNT`: the method of characteristics on 8 × 48 (equal accuracy to the
+//!   FEM on 20 × 120: actuation error 9.5e-3 vs 1.14e-2 against the characteristics on
+//!   320 × 1920) and on the FEM's 20 × 120 mesh (error 1.1e-3).
 //!
 //! Run with `cargo bench -p stmech --bench inverse`.
 
@@ -13,7 +16,8 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use std::hint::black_box;
 use stmech::beam::section::ConstitutiveLaw;
 use stmech::inverse::{
-    BeamModel, LinearSolverKind, NewtonSettings, RestToRestArc, SpaceTimeMesh, solve_inverse,
+    BeamModel, CharacteristicsSettings, LinearSolverKind, NewtonSettings, RestToRestArc,
+    SpaceTimeMesh, solve_characteristics, solve_inverse,
 };
 
 fn example_3_2(c: &mut Criterion) {
@@ -52,6 +56,17 @@ fn example_3_2(c: &mut Criterion) {
             format!("{name}/{}x{}", mesh.elements_s, mesh.elements_t),
             |b| b.iter(|| black_box(solve_inverse(&beam, &mesh, &tr, &settings).unwrap())),
         );
+    }
+    for n in [8, 20] {
+        let mesh = SpaceTimeMesh::auto(&beam, 0.0, 6.0, n);
+        g.bench_function(format!("characteristics_{n}x{}", mesh.elements_t), |b| {
+            b.iter(|| {
+                black_box(
+                    solve_characteristics(&beam, &mesh, &tr, &CharacteristicsSettings::default())
+                        .unwrap(),
+                )
+            })
+        });
     }
     g.finish();
 }

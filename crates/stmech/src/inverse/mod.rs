@@ -8,18 +8,32 @@
 //! * [`solver`]: global assembly, Newton, faer sparse LU with a reused symbolic factorisation;
 //!   [`solve_inverse`] and [`solve_forward`];
 //! * [`trajectory`]: prescribed tip motions (built-in profiles, CSV with checks);
-//! * [`mesh_ratio`]: the sideways CFL condition `hs ≤ c_min ht` and its derivation.
+//! * [`mesh_ratio`]: the sideways CFL condition `hs ≤ c_min ht` and its derivation;
+//! * [`characteristics`]: characteristic speeds and compatibility relations at any state
+//!   (`[I]` Eq. 22-30); [`characteristics_solver`]: the inverse problem by sideways marching
+//!   along characteristics ([`solve_characteristics`]);
+//! * [`methods`]: [`InverseMethod`] and [`solve_with`], one entry point for both;
+//! * [`sequential`]: the sequential baseline of `[I]` Sect. 2 (finite elements in space, then
+//!   the DAE with the servo constraint, Eq. 21, by implicit Euler/BDF2).
 //!
 //! Sign convention: [`SpaceTimeSolution::actuation`] is the force and moment the actuator
 //! applies *to the beam* at `s = 0` (global frame), `F = −f` with `f = B ∂s x(0, t)` of
 //! `[I]` Eq. 3.
 
+pub mod characteristics;
+pub mod characteristics_solver;
 pub mod element;
 pub mod mesh_ratio;
+pub mod methods;
+pub mod sequential;
 pub mod sideways;
 pub mod solver;
 pub mod trajectory;
 
+pub use characteristics_solver::{
+    CharacteristicsSettings, CharacteristicsSolution, solve_characteristics,
+};
+pub use methods::{InverseMethod, MethodRun, solve_with};
 pub use solver::{
     BeamModel, InverseError, LinearSolverKind, NewtonSettings, SpaceTimeMesh, SpaceTimeSolution,
     TipLaw, solve_forward, solve_inverse,

@@ -8,6 +8,7 @@
 //!
 //! ```toml
 //! problem = "beam-inverse"
+//! method = "space-time"        # default; or "characteristics" (method of characteristics)
 //! [beam]                       # straight, stress free, at rest at t = time.start
 //! length = 1.0
 //! law = "log"                  # or "quadratic"
@@ -33,7 +34,9 @@ use crate::inverse::mesh_ratio;
 use crate::inverse::trajectory::{
     CsvTrajectory, RestToRestArc, RestToRestLine, RestToRestProfile, TipTrajectory,
 };
-use crate::inverse::{BeamModel, LinearSolverKind, NewtonSettings, SpaceTimeMesh, TipLaw};
+use crate::inverse::{
+    BeamModel, InverseMethod, LinearSolverKind, NewtonSettings, SpaceTimeMesh, TipLaw,
+};
 use serde::Deserialize;
 use std::path::Path;
 
@@ -57,6 +60,7 @@ pub fn is_inverse(text: &str) -> bool {
 #[serde(deny_unknown_fields)]
 struct Raw {
     problem: ProblemKind,
+    method: Option<InverseMethod>,
     beam: RawBeam,
     trajectory: RawTrajectory,
     time: RawTime,
@@ -162,7 +166,9 @@ pub struct InverseScenario {
     pub origin: String,
     /// The beam.
     pub beam: BeamModel,
-    /// The space-time mesh (mesh-ratio condition checked).
+    /// How to solve (`method`, default space-time FEM).
+    pub method: InverseMethod,
+    /// The space-time mesh (mesh-ratio condition checked for the space-time FEM).
     pub mesh: SpaceTimeMesh,
     /// Whether the time mesh was chosen automatically from `mesh.resolution`.
     pub mesh_auto: bool,
@@ -217,6 +223,7 @@ impl InverseScenario {
         let raw: Raw = toml::from_str(text).map_err(syntax)?;
         let table: toml::Table = text.parse().map_err(syntax)?;
         let ProblemKind::BeamInverse = raw.problem;
+        let method = raw.method.unwrap_or_default();
         let mut issues: Vec<InputError> = Vec::new();
         let bad_nonfinite = |issues: &mut Vec<InputError>, field: &str, v: f64| {
             if !v.is_finite() {
@@ -389,9 +396,10 @@ impl InverseScenario {
                     "mesh",
                     format!("{ns} × {nt} elements give {unknowns} unknowns, more than {limit} for the {:?} linear solver; use a coarser mesh", newton.linear_solver),
                 ));
-            } else if let (Err(e), false) = (
+            } else if let (Err(e), false, InverseMethod::SpaceTime) = (
                 mesh_ratio::check(&section, law, length, t1 - t0, ns, nt),
                 allow_unstable,
+                method,
             ) {
                 issues.push(problem(
                     "mesh",
@@ -493,13 +501,27 @@ impl InverseScenario {
             && time_ok
         {
             let room = actuation_room(&section, law, length, (t0, t1), tr.motion_interval());
+            let room_ok = room.is_empty();
             issues.extend(room);
+            // the characteristics start from rest below time.start: the pre-actuation must fit
+            // (the same room, checked by the solver's own criterion)
+            if room_ok
+                && method == InverseMethod::Characteristics
+                && let Err(e) = crate::inverse::characteristics_solver::check_pre_actuation(
+                    &beam,
+                    t0,
+                    tr.as_ref(),
+                )
+            {
+                issues.push(problem("time.start", e.to_string()));
+            }
         }
         let plots = raw.output.and_then(|o| o.plots).unwrap_or(true);
         match (issues.is_empty(), mesh, trajectory) {
             (true, Some(mesh), Some(trajectory)) => Ok(Self {
                 origin: origin.to_owned(),
                 beam,
+                method,
                 mesh,
                 mesh_auto,
                 allow_unstable,
@@ -632,5 +654,37 @@ resolution = 20
         );
         let p = problems(&BASE.replace("resolution = 20", "resolution = 20\nbogus = 1"));
         assert!(p[0].contains("bogus"), "{p:?}");
+    }
+
+    #[test]
+    fn method_field_selects_and_validates() {
+        let s = InverseScenario::from_toml_str(BASE, "t.toml", Path::new(".")).unwrap();
+        assert_eq!(s.method, InverseMethod::SpaceTime);
+        let chars = BASE.replace(
+            "problem = \"beam-inverse\"",
+            "problem = \"beam-inverse\"\nmethod = \"characteristics\"",
+        );
+        let s = InverseScenario::from_toml_str(&chars, "t.toml", Path::new(".")).unwrap();
+        assert_eq!(s.method, InverseMethod::Characteristics);
+        // the sideways CFL condition of the FEM does not bind the characteristics
+        let fine_t = |t: &str| t.replace("resolution = 20", "elements_s = 10\nelements_t = 240");
+        assert!(InverseScenario::from_toml_str(&fine_t(&chars), "t.toml", Path::new(".")).is_ok());
+        assert!(!problems(&fine_t(BASE)).is_empty());
+        // unknown method: serde names the choices
+        let p = problems(&chars.replace("\"characteristics\"", "\"shooting\""));
+        assert!(
+            p[0].contains("shooting") && p[0].contains("characteristics"),
+            "{p:?}"
+        );
+        // no room for the pre-actuation (tip moves at 0.5 s, L/c = 1 s)
+        let p = problems(&chars.replace("t0 = 2.0", "t0 = 0.5"));
+        assert!(
+            p.iter()
+                .any(|m| m.starts_with("time.start") && m.contains("pre-actuation")),
+            "{p:?}"
+        );
+        // ... and for the space-time FEM too: its actuation also starts L/c before t0
+        let p = problems(&BASE.replace("t0 = 2.0", "t0 = 0.5"));
+        assert!(p.iter().any(|m| m.starts_with("time.start")), "{p:?}");
     }
 }

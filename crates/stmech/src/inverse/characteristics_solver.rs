@@ -1,0 +1,594 @@
+//! The inverse problem by the method of characteristics, `[I]` Sect. 3 (Eq. 22-30): a
+//! sideways marching scheme in `s`, from the tip `s = L`, where both Cauchy data are known,
+//! to the base `s = 0`, where the stress resultant is the actuation.
+//!
+//! # Scheme
+//! Grid `s_i = i hs`, `t_j = t_start + j ht` (the grid of [`SpaceTimeMesh`]). Per node the state
+//! `(x, v, p)` with `v = ∂t x`, `p = ∂s x`.
+//!
+//! * **Tip line** `s = L`: `x = γ(t)`, `v = γ'(t)`, and `p` from the tip law `σ(θ, p) = h`
+//!   ([`super::characteristics::deformation_gradient`]; free end `h = 0`, end mass
+//!   `h = −diag(m, m, J) γ''`).
+//! * **Step** `s_i → s_{i−1} = s_i − hs`: through the new node `Q = (s_{i−1}, t_j)` pass six
+//!   characteristics `ds/dt = ±c_k`; they meet the known line `s_i` at the feet
+//!   `P_k± = (s_i, t_j ± hs/c_k)`. The state at each foot is interpolated in `t` by a cubic
+//!   Lagrange polynomial through the four nearest nodes. The six compatibility conditions
+//!   (`[I]` Eq. 28₂), integrated by the midpoint rule along each characteristic,
+//!
+//!   ```text
+//!   e_kᵀ A (v_Q − v_P) ∓ c_k e_kᵀ A (p_Q − p_P) = ∓ (hs/c_k) e_kᵀ F₁      (k, ±)
+//!   ```
+//!
+//!   with `e_k`, `c_k`, `F₁` evaluated at the midpoint `½(P_k± + Q)` (also the foot position
+//!   uses that `c_k`), are six linear equations for `(v_Q, p_Q)`; `x_Q` follows from
+//!   `∂s x = p` by the trapezoidal rule at fixed `t_j`. The coefficients depend on the unknown
+//!   state, so each node is a small fixed-point iteration (predictor: the state at `(s_i, t_j)`
+//!   plus the increment `Q(t_{j−1}) − (s_i, t_{j−1})` of the previous time node).
+//! * **Actuation**: `F(t_j) = −σ(θ, p)` at `s = 0` (applied to the beam, global frame, as in
+//!   [`super::solver`]).
+//!
+//! # Order, stability, domain
+//! Midpoint rule along the characteristics and trapezoidal rule in `s`: local error `O(hs³)`;
+//! cubic interpolation: `O(ht⁴)` per step, `O(ht⁴/hs)` globally. At a fixed ratio the scheme is
+//! of second order (for the linear wave with constant coefficients the characteristic step is
+//! exact and only the interpolation error is left). It is a semi-Lagrangian scheme on each
+//! family: the feet are interpolated from the four nodes around them wherever they fall, so
+//! there is no Courant-type restriction on `hs/(c ht)` (the sideways CFL condition of the
+//! space-time FEM, [`super::mesh_ratio`], does not apply); accuracy needs both `hs` and `ht`
+//! small. With `hs = c ht` for every family (Example 3.2 with the quadratic law at `μ = 1`)
+//! the feet fall on nodes and the interpolation is exact.
+//!
+//! The state at `(s, t)` depends on `γ` on `[t − (L−s)/c_min, t + (L−s)/c_min]`. Below
+//! `t_start` the beam is at rest (its initial state), which is consistent only if the tip rests
+//! on `[t_start, t_start + L/c_min]`: the pre-actuation must fit into the time domain; this is
+//! checked before marching. Above `t_end` the march uses `γ` beyond `t_end` (the built-in
+//! rest-to-rest motions are at rest there, CSV data is held constant): the tip line is
+//! extended so far that the shrinking domain of determinacy still covers `[t_start, t_end]` at
+//! `s = 0`.
+
+use super::characteristics::{CharacteristicAnalysis, deformation_gradient, stress};
+use super::element::ElementError;
+use super::solver::{
+    BeamModel, InverseError, NewtonHistory, SpaceTimeMesh, SpaceTimeSolution, TipLaw,
+};
+use super::trajectory::{TipTrajectory, TrajectoryError};
+use crate::beam::section::ConstitutiveLaw;
+use crate::error::InputError;
+use std::time::Instant;
+
+/// Settings of the per-node fixed-point iteration.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
+pub struct CharacteristicsSettings {
+    /// Stop when the largest change of a node's state is below `tolerance · (1 + |state|)`.
+    pub tolerance: f64,
+    /// Iteration limit per node.
+    pub max_iterations: usize,
+}
+
+impl Default for CharacteristicsSettings {
+    fn default() -> Self {
+        Self {
+            tolerance: 1e-13,
+            max_iterations: 50,
+        }
+    }
+}
+
+/// Statistics of one march.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+pub struct MarchReport {
+    /// Nodes computed (including those above `t_end` needed by the domain of determinacy).
+    pub nodes: usize,
+    /// Fixed-point iterations over all nodes.
+    pub iterations_total: usize,
+    /// Largest number of iterations at one node.
+    pub iterations_max: usize,
+    /// Slowest and fastest characteristic speed met (m/s).
+    pub speed_range: [f64; 2],
+    /// How far beyond `t_end` the tip data were used (s).
+    pub extension: f64,
+    /// Wall time of the march (s).
+    pub seconds: f64,
+}
+
+/// Result of [`solve_characteristics`]: the grid solution in the layout of the space-time
+/// solver (so that its output code, [`SpaceTimeSolution::actuation_at`], `tip`, `energy`
+/// apply), plus the march statistics. `solution.newton` holds no Newton data: `iterations` is
+/// the total number of fixed-point iterations and `unknowns` the number of nodal unknowns.
+#[derive(Clone, Debug)]
+pub struct CharacteristicsSolution {
+    /// `x`, `v` on the grid of the mesh, actuation at its time nodes.
+    pub solution: SpaceTimeSolution,
+    /// March statistics.
+    pub report: MarchReport,
+}
+
+/// Per-node state `(x, v, p)`.
+type State = [f64; 9];
+
+fn rest_state(beam: &BeamModel, s: f64) -> State {
+    let x = beam.initial_pose(s);
+    let (sn, cs) = beam.base[2].sin_cos();
+    [x[0], x[1], x[2], 0.0, 0.0, 0.0, cs, sn, 0.0]
+}
+
+/// The slowest speed any state can have (log law: the axial speed tends to
+/// `sqrt(EA/(2ρA))` under tension), for the size of the tip-line extension.
+fn speed_lower_bound(beam: &BeamModel) -> f64 {
+    let c = beam.law.wave_speeds(&beam.section, 1.0);
+    let axial = match beam.law {
+        ConstitutiveLaw::Quadratic => c[2],
+        ConstitutiveLaw::Log => c[2] / std::f64::consts::SQRT_2,
+    };
+    c[0].min(c[1]).min(axial)
+}
+
+fn bad(field: &str, message: String) -> InverseError {
+    InverseError::Input(InputError::Invalid {
+        field: field.into(),
+        message,
+    })
+}
+
+/// Checks that the tip rests on `[t_start, t_start + L/c_min]` (pre-actuation inside the time
+/// domain). Exposed for scenario validation.
+pub fn check_pre_actuation(
+    beam: &BeamModel,
+    t_start: f64,
+    trajectory: &dyn TipTrajectory,
+) -> Result<(), TrajectoryError> {
+    let c_min = beam
+        .law
+        .wave_speeds(&beam.section, 1.0)
+        .into_iter()
+        .fold(f64::INFINITY, f64::min);
+    let delay = beam.length / c_min;
+    let g0 = trajectory.pose(t_start);
+    let scale = 1.0 + g0.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+    let n = 2000;
+    for k in 1..=n {
+        let t = t_start + delay * k as f64 / n as f64;
+        let g = trajectory.pose(t);
+        let dev = (0..3).fold(0.0f64, |m, c| m.max((g[c] - g0[c]).abs()));
+        if dev > 1e-9 * scale {
+            return Err(TrajectoryError::Data {
+                path: format!("{trajectory:?}").chars().take(60).collect(),
+                message: format!(
+                    "the tip moves at t = {t:.4} s (by {dev:.2e}), less than L/c_min = {delay:.4} s \
+                     after time.start = {t_start} s. The actuation must start L/c_min before \
+                     the tip moves (pre-actuation, [I] Sect. 3) and the beam is at rest at \
+                     time.start, so the method of characteristics needs the tip at rest on \
+                     [{t_start}, {:.4}] s: start the time domain at or before {:.4} s, or \
+                     delay the motion",
+                    t_start + delay,
+                    t - delay
+                ),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Cubic Lagrange interpolation in `t` on one line; nodes below index 0 are the rest state.
+struct LineView<'a> {
+    states: &'a [State],
+    top: usize,
+    rest: State,
+    t_start: f64,
+    ht: f64,
+}
+
+impl LineView<'_> {
+    fn node(&self, m: isize) -> &State {
+        if m < 0 {
+            &self.rest
+        } else {
+            &self.states[m as usize]
+        }
+    }
+
+    /// State at time `tau`, or `None` above the valid range of the line.
+    fn at(&self, tau: f64) -> Option<State> {
+        let u = (tau - self.t_start) / self.ht;
+        let top = self.top as f64;
+        if u > top + 1e-9 {
+            return None;
+        }
+        let k = u.floor() as isize;
+        let base = (k - 1).min(self.top as isize - 3);
+        let xi = u - base as f64; // position in the stencil base..base+3
+        // Lagrange weights on the nodes 0, 1, 2, 3 of the stencil
+        let w = [
+            -(xi - 1.0) * (xi - 2.0) * (xi - 3.0) / 6.0,
+            xi * (xi - 2.0) * (xi - 3.0) / 2.0,
+            -xi * (xi - 1.0) * (xi - 3.0) / 2.0,
+            xi * (xi - 1.0) * (xi - 2.0) / 6.0,
+        ];
+        let mut out = [0.0; 9];
+        for (m, wm) in w.iter().enumerate() {
+            let s = self.node(base + m as isize);
+            for c in 0..9 {
+                out[c] += wm * s[c];
+            }
+        }
+        Some(out)
+    }
+}
+
+/// Gaussian elimination with partial pivoting for the 6 × 6 compatibility system.
+fn solve6(mut a: [[f64; 6]; 6], mut b: [f64; 6]) -> Option<[f64; 6]> {
+    for c in 0..6 {
+        let piv = (c..6).max_by(|&i, &j| a[i][c].abs().total_cmp(&a[j][c].abs()))?;
+        if a[piv][c] == 0.0 || !a[piv][c].is_finite() {
+            return None;
+        }
+        a.swap(piv, c);
+        b.swap(piv, c);
+        for r in c + 1..6 {
+            let f = a[r][c] / a[c][c];
+            for k in c..6 {
+                a[r][k] -= f * a[c][k];
+            }
+            b[r] -= f * b[c];
+        }
+    }
+    let mut x = [0.0; 6];
+    for r in (0..6).rev() {
+        let s: f64 = (r + 1..6).map(|k| a[r][k] * x[k]).sum();
+        x[r] = (b[r] - s) / a[r][r];
+    }
+    Some(x)
+}
+
+/// Outcome of one node.
+enum NodeResult {
+    Done(State, usize, [f64; 2]),
+    /// A foot lies above the valid range of the previous line.
+    OutsideDomain,
+}
+
+/// Failure at one node.
+enum NodeError {
+    /// The law is undefined at a midpoint state (log law, `ν ≤ 0`).
+    Law(ElementError, usize),
+    /// The fixed-point iteration did not settle (or produced non-finite values).
+    NotConverged { iterations: usize, change: f64 },
+}
+
+/// One node `Q = (s_{i−1}, t_j)` from the line `s_i` (`prev`: the state at `(s_i, t_j)`;
+/// `guess`: the predictor for `Q`).
+fn march_node(
+    beam: &BeamModel,
+    line: &LineView<'_>,
+    prev: &State,
+    guess: State,
+    tj: f64,
+    hs: f64,
+    settings: &CharacteristicsSettings,
+) -> Result<NodeResult, NodeError> {
+    let sec = &beam.section;
+    let mut q = guess;
+    let a0 = CharacteristicAnalysis::at(sec, beam.law, q[2], [q[6], q[7], q[8]])
+        .map_err(|e| NodeError::Law(e, 0))?;
+    let mut c_row = [0.0; 6];
+    for r in 0..6 {
+        c_row[r] = a0.speeds[r / 2];
+    }
+    let mut change = f64::INFINITY;
+    for it in 1..=settings.max_iterations {
+        let mut m = [[0.0; 6]; 6];
+        let mut rhs = [0.0; 6];
+        let mut range = [f64::INFINITY, 0.0f64];
+        for r in 0..6 {
+            let (k, sign) = (r / 2, if r % 2 == 0 { 1.0 } else { -1.0 });
+            let Some(p) = line.at(tj + sign * hs / c_row[r]) else {
+                return Ok(NodeResult::OutsideDomain);
+            };
+            let mid: State = std::array::from_fn(|c| 0.5 * (p[c] + q[c]));
+            let an = CharacteristicAnalysis::at(sec, beam.law, mid[2], [mid[6], mid[7], mid[8]])
+                .map_err(|e| NodeError::Law(e, it))?;
+            let (c, e) = (an.speeds[k], an.modes[k]);
+            c_row[r] = c;
+            range = [range[0].min(c), range[1].max(c)];
+            let mut b = -sign * hs / c * (0..3).map(|a| e[a] * an.source[a]).sum::<f64>();
+            for a in 0..3 {
+                let ea = e[a] * an.inertia[a];
+                m[r][a] = ea;
+                m[r][3 + a] = -sign * c * ea;
+                b += ea * p[3 + a] - sign * c * ea * p[6 + a];
+            }
+            rhs[r] = b;
+        }
+        let Some(sol) = solve6(m, rhs) else {
+            return Err(NodeError::NotConverged {
+                iterations: it,
+                change,
+            });
+        };
+        let mut next = q;
+        for a in 0..3 {
+            next[3 + a] = sol[a];
+            next[6 + a] = sol[3 + a];
+            next[a] = prev[a] - 0.5 * hs * (sol[3 + a] + prev[6 + a]);
+        }
+        change = (0..9).fold(0.0f64, |mx, c| mx.max((next[c] - q[c]).abs()));
+        let size = next.iter().fold(0.0f64, |mx, v| mx.max(v.abs()));
+        q = next;
+        if !change.is_finite() {
+            return Err(NodeError::NotConverged {
+                iterations: it,
+                change,
+            });
+        }
+        if change <= settings.tolerance * (1.0 + size) {
+            return Ok(NodeResult::Done(q, it, range));
+        }
+    }
+    Err(NodeError::NotConverged {
+        iterations: settings.max_iterations,
+        change,
+    })
+}
+
+/// Solves the inverse problem `[I]` Eq. 1-5 by the method of characteristics (see the module
+/// docs): the actuation at `s = 0` and the motion on the grid of `mesh`.
+///
+/// Checks before marching: the beam data, the mesh, that `γ` starts at the tip's initial pose,
+/// and that the tip rests on `[t_start, t_start + L/c_min]` ([`check_pre_actuation`]).
+pub fn solve_characteristics(
+    beam: &BeamModel,
+    mesh: &SpaceTimeMesh,
+    trajectory: &dyn TipTrajectory,
+    settings: &CharacteristicsSettings,
+) -> Result<CharacteristicsSolution, InverseError> {
+    let started = Instant::now();
+    beam.validate("beam")?;
+    if !(mesh.t_start.is_finite() && mesh.t_end.is_finite() && mesh.t_end > mesh.t_start) {
+        return Err(bad(
+            "time",
+            format!(
+                "needs finite start < end, got [{}, {}]",
+                mesh.t_start, mesh.t_end
+            ),
+        ));
+    }
+    if mesh.elements_s == 0 || mesh.elements_t < 3 {
+        return Err(bad(
+            "mesh",
+            format!(
+                "the method of characteristics needs at least 1 space and 3 time elements, got \
+                 {} × {}",
+                mesh.elements_s, mesh.elements_t
+            ),
+        ));
+    }
+    if !(settings.tolerance.is_finite() && settings.tolerance > 0.0 && settings.max_iterations > 0)
+    {
+        return Err(bad(
+            "characteristics",
+            format!("tolerance must be > 0 and max_iterations ≥ 1, got {settings:?}"),
+        ));
+    }
+    let tip0 = beam.initial_pose(beam.length);
+    let g0 = trajectory.pose(mesh.t_start);
+    let dev = (0..3).fold(0.0f64, |m, c| m.max((g0[c] - tip0[c]).abs()));
+    if dev > 1e-9 * (1.0 + beam.length) {
+        return Err(TrajectoryError::Data {
+            path: format!("{trajectory:?}").chars().take(60).collect(),
+            message: format!(
+                "γ(t_start) = {g0:?} is not the tip's initial pose {tip0:?}; the servo \
+                 constraint would demand a jump"
+            ),
+        }
+        .into());
+    }
+    check_pre_actuation(beam, mesh.t_start, trajectory)?;
+
+    let ns = mesh.elements_s;
+    let nt = mesh.elements_t;
+    let hs = beam.length / ns as f64;
+    let ht = mesh.ht();
+    // Each line loses at most ceil(hs/(c ht)) nodes at the top of its domain of determinacy.
+    let per_line = (hs / (speed_lower_bound(beam) * ht) * (1.0 + 1e-9)).ceil() as usize;
+    let n_ext = nt + ns * per_line + 4;
+    let t_of = |j: usize| mesh.t_start + j as f64 * ht;
+
+    // tip line
+    let sec = &beam.section;
+    let mut tip_line = Vec::with_capacity(n_ext + 1);
+    for j in 0..=n_ext {
+        let t = t_of(j);
+        let (g, gv) = (trajectory.pose(t), trajectory.velocity(t));
+        let h = match beam.tip {
+            TipLaw::Free => [0.0; 3],
+            TipLaw::Mass { mass, inertia } => {
+                let a = trajectory.acceleration(t);
+                [-mass * a[0], -mass * a[1], -inertia * a[2]]
+            }
+        };
+        let p = deformation_gradient(sec, beam.law, g[2], h).map_err(|source| {
+            InverseError::Element {
+                iteration: 0,
+                source,
+            }
+        })?;
+        tip_line.push([g[0], g[1], g[2], gv[0], gv[1], gv[2], p[0], p[1], p[2]]);
+    }
+    let mut lines: Vec<Vec<State>> = vec![Vec::new(); ns + 1];
+    let mut tops = vec![0usize; ns + 1];
+    lines[ns] = tip_line;
+    tops[ns] = n_ext;
+    let mut report = MarchReport {
+        speed_range: [f64::INFINITY, 0.0],
+        ..Default::default()
+    };
+    for i in (1..=ns).rev() {
+        let s_new = (i - 1) as f64 * hs;
+        let (done, rest) = lines.split_at_mut(i);
+        let view = LineView {
+            states: &rest[0],
+            top: tops[i],
+            rest: rest_state(beam, i as f64 * hs),
+            t_start: mesh.t_start,
+            ht,
+        };
+        let mut new_line: Vec<State> = Vec::with_capacity(tops[i] + 1);
+        for j in 0..=tops[i] {
+            let prev = &view.states[j];
+            // predictor: the previous line plus the s-increment at the previous time node
+            let guess: State = match j {
+                0 => *prev,
+                _ => std::array::from_fn(|c| prev[c] + new_line[j - 1][c] - view.states[j - 1][c]),
+            };
+            match march_node(beam, &view, prev, guess, t_of(j), hs, settings) {
+                Ok(NodeResult::Done(q, its, range)) => {
+                    report.iterations_total += its;
+                    report.iterations_max = report.iterations_max.max(its);
+                    report.speed_range = [
+                        report.speed_range[0].min(range[0]),
+                        report.speed_range[1].max(range[1]),
+                    ];
+                    new_line.push(q);
+                }
+                Ok(NodeResult::OutsideDomain) => break,
+                Err(NodeError::NotConverged {
+                    iterations: it,
+                    change,
+                }) => {
+                    let history_text = format!(
+                        "fixed-point iteration at s = {s_new:.4} m, t = {:.4} s: last change \
+                         {change:.2e} after {it} iterations",
+                        t_of(j)
+                    );
+                    return Err(InverseError::NewtonFailed {
+                        iterations: it,
+                        residual: change,
+                        tolerance: settings.tolerance,
+                        history: vec![change],
+                        history_text,
+                    });
+                }
+                Err(NodeError::Law(source, it)) => {
+                    return Err(InverseError::Element {
+                        iteration: it,
+                        source,
+                    });
+                }
+            }
+        }
+        if new_line.len() < nt + 1 {
+            return Err(bad(
+                "mesh",
+                format!(
+                    "the domain of determinacy at s = {s_new:.4} m ends at t = {:.4} s, before \
+                     time.end = {} s (internal extension of the tip data too short)",
+                    t_of(new_line.len().saturating_sub(1)),
+                    mesh.t_end
+                ),
+            ));
+        }
+        report.nodes += new_line.len();
+        tops[i - 1] = new_line.len() - 1;
+        done[i - 1] = new_line;
+    }
+    report.extension = t_of(n_ext) - mesh.t_end;
+
+    // grid solution on [t_start, t_end]
+    let ns1 = ns + 1;
+    let mut x = Vec::with_capacity(ns1 * (nt + 1));
+    let mut v = Vec::with_capacity(ns1 * (nt + 1));
+    for j in 0..=nt {
+        for line in &lines {
+            let q = &line[j];
+            x.push([q[0], q[1], q[2]]);
+            v.push([q[3], q[4], q[5]]);
+        }
+    }
+    let actuation = (0..=nt)
+        .map(|j| {
+            let q = &lines[0][j];
+            let sg = stress(sec, beam.law, q[2], [q[6], q[7], q[8]]);
+            [-sg[0], -sg[1], -sg[2]]
+        })
+        .collect();
+    report.seconds = started.elapsed().as_secs_f64();
+    let solution = SpaceTimeSolution {
+        beam: *beam,
+        mesh: *mesh,
+        s: (0..ns1).map(|i| i as f64 * hs).collect(),
+        t: (0..=nt).map(t_of).collect(),
+        x,
+        v,
+        actuation,
+        newton: NewtonHistory {
+            iterations: report.iterations_total,
+            residuals: Vec::new(),
+            unknowns: 9 * (report.nodes + n_ext + 1),
+            nonzeros: 0,
+            assembly_seconds: 0.0,
+            linear_seconds: report.seconds,
+            ..NewtonHistory::default()
+        },
+    };
+    Ok(CharacteristicsSolution { solution, report })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::inverse::trajectory::{RestToRestLine, RestToRestProfile};
+
+    #[test]
+    fn interpolation_is_exact_for_cubics_and_uses_rest_below_start() {
+        let states: Vec<State> = (0..10)
+            .map(|j| {
+                let t = 0.5 * j as f64;
+                [t * t * t - t, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]
+            })
+            .collect();
+        let v = LineView {
+            states: &states,
+            top: 9,
+            rest: [0.0; 9],
+            t_start: 0.0,
+            ht: 0.5,
+        };
+        for tau in [0.6, 1.3, 3.9, 4.3, 4.5] {
+            let got = v.at(tau).unwrap()[0];
+            assert!(
+                (got - (tau * tau * tau - tau)).abs() < 1e-12,
+                "{tau}: {got}"
+            );
+        }
+        assert!(v.at(4.6).is_none());
+        // below t_start the rest state (0) is used: f(t) = t³ − t vanishes only at 0, so the
+        // interpolant at −0.25 mixes rest and data
+        assert!(v.at(-0.25).unwrap()[0].is_finite());
+    }
+
+    #[test]
+    fn rejects_motion_without_room_for_pre_actuation() {
+        let beam = BeamModel::example_3_2(ConstitutiveLaw::Quadratic);
+        let tr = RestToRestLine {
+            start: [1.0, 0.0, 0.0],
+            delta: [0.1, 0.0, 0.0],
+            profile: RestToRestProfile {
+                t0: 0.5,
+                duration: 2.0,
+            },
+        };
+        let mesh = SpaceTimeMesh {
+            t_start: 0.0,
+            t_end: 4.0,
+            elements_s: 10,
+            elements_t: 40,
+        };
+        let e = solve_characteristics(&beam, &mesh, &tr, &Default::default())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("pre-actuation") && e.contains("L/c_min = 1.0000"),
+            "{e}"
+        );
+    }
+}

@@ -1,0 +1,114 @@
+//! One entry point for the inverse methods that produce a space-time solution: the space-time
+//! finite element method ([`super::solver`], the default) and the method of characteristics
+//! ([`super::characteristics_solver`]). The sequential baseline ([`super::sequential`]) is
+//! not among them: it computes no field on a space-time grid and breaks down on the
+//! problems of interest (see its docs).
+
+use super::characteristics_solver::{
+    CharacteristicsSettings, MarchReport, check_pre_actuation, solve_characteristics,
+};
+use super::solver::{
+    BeamModel, InverseError, NewtonSettings, SpaceTimeMesh, SpaceTimeSolution, solve_inverse,
+};
+use super::trajectory::{TipTrajectory, TrajectoryError};
+use std::time::Instant;
+
+/// How the inverse problem is solved (`method` in a beam-inverse scenario).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub enum InverseMethod {
+    /// Space-time finite elements, `[I]` Eq. 31-34 (all unknowns in one Newton system).
+    #[default]
+    #[serde(rename = "space-time")]
+    SpaceTime,
+    /// Method of characteristics, `[I]` Eq. 22-30 (sideways march from the tip).
+    #[serde(rename = "characteristics")]
+    Characteristics,
+}
+
+impl InverseMethod {
+    /// All methods, in the order of reports.
+    pub const ALL: [Self; 2] = [Self::SpaceTime, Self::Characteristics];
+
+    /// The scenario spelling.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::SpaceTime => "space-time",
+            Self::Characteristics => "characteristics",
+        }
+    }
+
+    /// One line for reports.
+    pub fn description(self) -> &'static str {
+        match self {
+            Self::SpaceTime => "space-time finite elements ([I] Eq. 31-34), one Newton system",
+            Self::Characteristics => {
+                "method of characteristics ([I] Eq. 22-30), sideways march from the tip"
+            }
+        }
+    }
+
+    /// Checks that only this method makes, before solving: the sideways CFL condition of the
+    /// space-time FEM, or the pre-actuation room of the characteristics.
+    pub fn check(
+        self,
+        beam: &BeamModel,
+        mesh: &SpaceTimeMesh,
+        trajectory: &dyn TipTrajectory,
+    ) -> Result<(), InverseError> {
+        match self {
+            Self::SpaceTime => {
+                super::mesh_ratio::check(
+                    &beam.section,
+                    beam.law,
+                    beam.length,
+                    mesh.t_end - mesh.t_start,
+                    mesh.elements_s,
+                    mesh.elements_t,
+                )?;
+                Ok(())
+            }
+            Self::Characteristics => check_pre_actuation(beam, mesh.t_start, trajectory)
+                .map_err(|e: TrajectoryError| e.into()),
+        }
+    }
+}
+
+/// A solved inverse problem and how it was solved.
+#[derive(Clone, Debug)]
+pub struct MethodRun {
+    /// The method.
+    pub method: InverseMethod,
+    /// Grid solution (`newton` holds the Newton history of the space-time FEM; for the
+    /// characteristics see `march`).
+    pub solution: SpaceTimeSolution,
+    /// March statistics of the method of characteristics.
+    pub march: Option<MarchReport>,
+    /// Wall time of the solve (s).
+    pub seconds: f64,
+}
+
+/// Solves with `method`: [`solve_inverse`] (with `newton`) or [`solve_characteristics`]
+/// (default settings).
+pub fn solve_with(
+    method: InverseMethod,
+    beam: &BeamModel,
+    mesh: &SpaceTimeMesh,
+    trajectory: &dyn TipTrajectory,
+    newton: &NewtonSettings,
+) -> Result<MethodRun, InverseError> {
+    let started = Instant::now();
+    let (solution, march) = match method {
+        InverseMethod::SpaceTime => (solve_inverse(beam, mesh, trajectory, newton)?, None),
+        InverseMethod::Characteristics => {
+            let c =
+                solve_characteristics(beam, mesh, trajectory, &CharacteristicsSettings::default())?;
+            (c.solution, Some(c.report))
+        }
+    };
+    Ok(MethodRun {
+        method,
+        solution,
+        march,
+        seconds: started.elapsed().as_secs_f64(),
+    })
+}
