@@ -104,11 +104,12 @@ pub fn run(s: &InverseScenario, out: PathBuf, force: bool, plots: bool) -> Resul
     eprintln!("stmech: {}", describe(s).trim_start_matches("ok: "));
     let t = Instant::now();
     let result = if s.allow_unstable && s.method == InverseMethod::SpaceTime {
-        if !s.mesh_ratio().holds() {
+        let ratio = s.mesh_ratio();
+        if !ratio.holds() {
             eprintln!(
                 "stmech: warning: mesh.allow_unstable = true and the mesh violates the sideways \
                  CFL condition (μ = {:.3} > 2): the actuation is unreliable",
-                s.mesh_ratio().courant
+                ratio.courant
             );
         }
         solve_inverse_unchecked(&s.beam, &s.mesh, s.trajectory.as_ref(), &s.newton).map(
@@ -232,13 +233,7 @@ fn summary_ok(
     }
     let (start, end) = activity(sol, 1e-3);
     let (start6, end6) = activity(sol, 1e-6);
-    let at_ref = stmech::inverse::mesh_ratio::MeshRatio::evaluate(
-        &s.beam.section,
-        s.beam.law,
-        1.0,
-        sol.hs(),
-        s.mesh.ht(),
-    );
+    let at_ref = s.mesh_ratio();
     let at_sol = sol.mesh_ratio_at_solution();
     let mut v = json!({
         "stmech_version": env!("CARGO_PKG_VERSION"),
@@ -255,7 +250,7 @@ fn summary_ok(
             "ht": s.mesh.ht(),
             "time_step_chosen_automatically": s.mesh_auto,
             "allow_unstable": s.allow_unstable,
-            "sideways_cfl_condition_holds": s.mesh_ratio().holds(),
+            "sideways_cfl_condition_holds": at_ref.holds(),
             "unknowns": sol.newton.unknowns,
             "jacobian_nonzeros": sol.newton.nonzeros,
         },

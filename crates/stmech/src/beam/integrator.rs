@@ -45,11 +45,12 @@ pub trait BeamIntegrator {
 }
 
 /// Steps `it` until `t_end` (the last step is shortened to land on it), calling `observe`
-/// after every step.
-pub fn advance_to(
-    it: &mut dyn BeamIntegrator,
+/// after every step. Works for a concrete integrator and for `dyn BeamIntegrator`; the
+/// integrators' own `run_until` methods call it.
+pub fn advance_to<I: BeamIntegrator + ?Sized>(
+    it: &mut I,
     t_end: f64,
-    observe: &mut dyn FnMut(&dyn BeamIntegrator),
+    observe: &mut dyn FnMut(&I),
 ) -> Result<(), SolveError> {
     let dt = it.dt();
     while it.time() < t_end - 1e-12 * dt.max(1.0) {

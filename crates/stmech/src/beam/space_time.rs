@@ -534,17 +534,7 @@ impl<'a> SpaceTimeSolver<'a> {
         t_end: f64,
         mut observe: impl FnMut(&Self),
     ) -> Result<(), SolveError> {
-        let dt = self.dt;
-        while self.t < t_end - 1e-12 * dt.max(1.0) {
-            if self.t + dt > t_end {
-                self.dt = t_end - self.t;
-            }
-            let r = self.step();
-            self.dt = dt;
-            r?;
-            observe(self);
-        }
-        Ok(())
+        super::integrator::advance_to(self, t_end, &mut observe)
     }
 }
 

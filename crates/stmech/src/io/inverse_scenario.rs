@@ -624,6 +624,49 @@ resolution = 20
         }
     }
 
+    /// `newton.linear_solver` and `mesh.allow_unstable`: valid values select, bad values and
+    /// meshes too large for the chosen solver are named.
+    #[test]
+    fn linear_solver_and_allow_unstable_fields() {
+        let with = |newton: &str| BASE.to_owned() + "\n[newton]\n" + newton + "\n";
+        let s = InverseScenario::from_toml_str(
+            &with("linear_solver = \"sparse-lu\""),
+            "t.toml",
+            Path::new("."),
+        )
+        .unwrap();
+        assert_eq!(s.newton.linear_solver, LinearSolverKind::SparseLu);
+        let p = problems(&with("linear_solver = \"cholesky\""));
+        assert!(
+            p.iter().any(|m| m.contains("cholesky")
+                && m.contains("sideways")
+                && m.contains("sparse-lu")),
+            "{p:?}"
+        );
+        // 200 × 1200 elements: 1.45e6 unknowns, fine for the sideways solver, too many for LU
+        let big = |t: String| t.replace("resolution = 20", "resolution = 200");
+        assert!(problems(&big(BASE.to_owned())).is_empty());
+        let p = problems(&big(with("linear_solver = \"sparse-lu\"")));
+        assert!(
+            p.iter()
+                .any(|m| m.starts_with("mesh") && m.contains("300000")),
+            "{p:?}"
+        );
+        // a mesh violating the sideways CFL condition: refused, with the way to force it ...
+        let bad = BASE.replace("resolution = 20", "elements_s = 10\nelements_t = 240");
+        let p = problems(&bad);
+        assert!(p.iter().any(|m| m.contains("mesh.allow_unstable")), "{p:?}");
+        // ... which is accepted, and a non-boolean value is named
+        let forced = bad.replace(
+            "elements_t = 240",
+            "elements_t = 240\nallow_unstable = true",
+        );
+        let s = InverseScenario::from_toml_str(&forced, "t.toml", Path::new(".")).unwrap();
+        assert!(s.allow_unstable && !s.mesh_ratio().holds());
+        let p = problems(&forced.replace("allow_unstable = true", "allow_unstable = 1"));
+        assert!(p.iter().any(|m| m.contains("allow_unstable")), "{p:?}");
+    }
+
     #[test]
     fn example_is_valid_and_auto_mesh() {
         assert!(is_inverse(BASE));

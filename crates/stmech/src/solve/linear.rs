@@ -237,9 +237,9 @@ impl BandedCsc {
         (kl, ku)
     }
 
-    /// Band storage for `pattern`.
-    pub fn new(pattern: CscPattern) -> Self {
-        let (kl, ku) = Self::half_bandwidths(&pattern);
+    /// Band storage for `pattern`, whose half-bandwidths are `(kl, ku)`
+    /// ([`BandedCsc::half_bandwidths`]).
+    pub fn new(pattern: CscPattern, (kl, ku): (usize, usize)) -> Self {
         Self {
             band: BandedLu::new(pattern.n, kl, ku),
             pattern,
@@ -279,7 +279,7 @@ impl LinearSolver {
         let (kl, ku) = BandedCsc::half_bandwidths(&pattern);
         let width = kl + ku + 1;
         Ok(if width <= BAND_LIMIT && 4 * width <= pattern.n {
-            Self::Banded(BandedCsc::new(pattern))
+            Self::Banded(BandedCsc::new(pattern, (kl, ku)))
         } else if pattern.n <= DENSE_LIMIT {
             Self::Dense(DenseLu::new(pattern))
         } else {
