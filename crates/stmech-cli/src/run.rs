@@ -77,6 +77,7 @@ pub fn run(scenario: &Scenario, opts: &RunOptions) -> Result<(), Failure> {
         }
     };
 
+    let output_start = Instant::now();
     let diagnostics = output::node_diagnostics(sys, &traj);
     let csv_path = dir.file("trajectory.csv");
     let csv = std::fs::File::create(&csv_path)
@@ -123,7 +124,8 @@ pub fn run(scenario: &Scenario, opts: &RunOptions) -> Result<(), Failure> {
         Vec::new()
     };
     // Last, so that an "ok" summary implies every other file is complete.
-    let summary = output::summary_ok(scenario, &traj, &diagnostics, solve_seconds);
+    let mut summary = output::summary_ok(scenario, &traj, &diagnostics, &elements, solve_seconds);
+    summary["output_wall_time_seconds"] = output_start.elapsed().as_secs_f64().into();
     output::write_json(&dir.file("summary.json"), &summary).map_err(output_failure)?;
     let out = dir.commit().map_err(output_failure)?;
     print_summary(

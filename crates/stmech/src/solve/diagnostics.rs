@@ -15,6 +15,32 @@ use crate::basis::{GaussLegendre, LagrangeBasis};
 use crate::model::ConstrainedSystem;
 use crate::solve::Trajectory;
 
+/// Work counter of the post-processing loops: every loop over nodes, elements or blocks adds
+/// the items it visits. Tests compare the counts of short and long runs to prove that the
+/// post-processing grows linearly, which no timing on a fast or busy machine can. Compiles
+/// to nothing outside `cfg(test)`.
+pub(crate) mod work {
+    #[cfg(test)]
+    thread_local! {
+        static VISITS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+    }
+
+    /// Records `n` visited items.
+    #[inline(always)]
+    pub(crate) fn visit(n: usize) {
+        #[cfg(test)]
+        VISITS.with(|v| v.set(v.get() + n as u64));
+        #[cfg(not(test))]
+        let _ = n;
+    }
+
+    /// Items visited on this thread since the last call.
+    #[cfg(test)]
+    pub(crate) fn take() -> u64 {
+        VISITS.with(|v| v.replace(0))
+    }
+}
+
 /// Diagnostics of one time element.
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
 pub struct ElementDiagnostics {
@@ -47,6 +73,7 @@ pub fn element_diagnostics<S: ConstrainedSystem + ?Sized>(
     let energy = |q: &[f64], pm: &[f64]| sys.kinetic_energy(pm) + sys.potential_energy(q);
     (0..traj.n_elements())
         .map(|el| {
+            work::visit(1);
             let (k0, k1) = (el * p, el * p + p);
             let mut e_mean = 0.0;
             let mut l_mean = [0.0; 3];
@@ -129,14 +156,27 @@ pub fn constraint_violations(
         })
         .collect();
     let p = traj.order;
+    // Block ends and node times both increase: one cursor walks the ends as the nodes advance
+    // (a search over all ends per node made this quadratic in the number of blocks).
     let block_ends: Vec<f64> = traj.blocks.iter().map(|b| b.t_end).collect();
+    let close = |te: f64, t: f64| (te - t).abs() <= 1e-9 * (1.0 + te.abs());
+    let mut next_end = 0;
     for k in 0..traj.len() {
+        work::visit(1);
         let v = violation_per_constraint(sys, traj.times[k], traj.q_at(k), &mut ev);
         let t = traj.times[k];
+        while next_end < block_ends.len()
+            && block_ends[next_end] < t
+            && !close(block_ends[next_end], t)
+        {
+            work::visit(1);
+            next_end += 1;
+        }
         let at_block = k > 0
-            && block_ends
+            && block_ends[next_end..]
                 .iter()
-                .any(|&te| (te - t).abs() <= 1e-9 * (1.0 + te.abs()));
+                .take(2)
+                .any(|&te| close(te, t));
         for (o, x) in out.iter_mut().zip(v) {
             if k % p == 0 {
                 o.max_at_element_boundaries = o.max_at_element_boundaries.max(x);
@@ -150,6 +190,7 @@ pub fn constraint_violations(
     }
     let mut q = vec![0.0; traj.n_q];
     for el in 0..traj.n_elements() {
+        work::visit(1);
         traj.q_in_element(el, 0.5, &mut q);
         let t = 0.5 * (traj.times[el * p] + traj.times[el * p + p]);
         let v = violation_per_constraint(sys, t, &q, &mut ev);
