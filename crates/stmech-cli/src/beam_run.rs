@@ -191,6 +191,7 @@ pub fn run(sc: &BeamScenario, out: &Path, force: bool, no_plots: bool) -> Result
         }
     };
     let solve_seconds = started.elapsed().as_secs_f64();
+    let output_start = Instant::now();
     let results = match result {
         Ok(v) => v,
         Err(e) => {
@@ -237,6 +238,7 @@ pub fn run(sc: &BeamScenario, out: &Path, force: bool, no_plots: bool) -> Result
         "results": results,
         "snapshots": snaps.len(),
         "wall_time_seconds": solve_seconds,
+        "output_wall_time_seconds": output_start.elapsed().as_secs_f64(),
         "units": "SI: m, rad, s, N, J",
     });
     write_json(&dir.file("summary.json"), &summary).map_err(out_fail)?;

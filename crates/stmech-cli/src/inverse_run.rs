@@ -143,6 +143,7 @@ pub fn run(s: &InverseScenario, out: PathBuf, force: bool, plots: bool) -> Resul
             return Err(Failure::new(code, err));
         }
     };
+    let output_start = Instant::now();
     write_csvs(dir.path(), s, &sol).map_err(|e| Failure::new(Failure::IO, e))?;
     let mut files = vec!["actuation.csv", "tip.csv"];
     // ParaView: at most VTK_FRAMES + 1 snapshots, evenly spaced in time nodes.
@@ -166,7 +167,8 @@ pub fn run(s: &InverseScenario, out: PathBuf, force: bool, plots: bool) -> Resul
             .map_err(|e| Failure::new(Failure::IO, e))?;
         files.extend(["actuation.png", "snapshots.png"]);
     }
-    let summary = summary_ok(s, &sol, march.as_ref(), secs);
+    let mut summary = summary_ok(s, &sol, march.as_ref(), secs);
+    summary["output_wall_time_seconds"] = output_start.elapsed().as_secs_f64().into();
     write_json(&dir.file("summary.json"), &summary).map_err(output_failure)?;
     files.push("summary.json");
     let out = dir.commit().map_err(output_failure)?;

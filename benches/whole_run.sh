@@ -1,0 +1,197 @@
+#!/usr/bin/env bash
+# Whole-run benchmarks: times complete `stmech run` processes (start-up, loading, solving,
+# diagnostics, every output file, plots) over a ladder of sizes for every problem type, and
+# writes one markdown table with the total, solve and output wall times, the peak memory and
+# the fitted growth exponent of each ladder (log-log least squares of the total time against
+# the size).
+#
+#   bash benches/whole_run.sh                 # build the release binary, full ladders
+#   QUICK=1 bash benches/whole_run.sh         # short ladders (a minute or two)
+#   STMECH=/path/to/stmech bash benches/whole_run.sh   # time another binary (no build)
+#   ONLY=rigid-1el,inverse-fem bash benches/whole_run.sh   # some ladders only
+#   SIZES_rigid_1el="250 500 1000" bash benches/whole_run.sh  # another ladder (id, - → _)
+#
+# Environment: RUNS (timed runs per case, default 3; the median is reported), OUT (table,
+# default bench-out/whole_run.md), WORK (scratch directory, default a fresh temp dir),
+# NO_PLOTS=1 (pass --no-plots), NO_INSTALL=1 (do not try to install hyperfine), TIMEOUT
+# (seconds per run, default 300: a case that takes longer is reported as "> TIMEOUT" and ends
+# its ladder; such rows are left out of the fit).
+#
+# Total time: `hyperfine` (median of RUNS runs after one warm-up) if it is installed or can be
+# installed with apt-get; otherwise a timing loop with /usr/bin/time (median of RUNS runs).
+# Solve and output times come from summary.json (`wall_time_seconds`,
+# `output_wall_time_seconds`) of the run that /usr/bin/time measures for the peak memory
+# (max RSS); the rest of the total is process start-up, loading and the summary itself.
+# Sizes: time elements (rigid body, pendulum), time steps (planar beam), space-time nodes
+# (beam inverse; the ladder is 20 … 256 space elements with the time step from the wave speeds).
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+RUNS="${RUNS:-3}"
+OUT="${OUT:-$here/bench-out/whole_run.md}"
+WORK="${WORK:-$(mktemp -d -t stmech-bench-XXXXXX)}"
+QUICK="${QUICK:-0}"
+TIMEOUT="${TIMEOUT:-300}"
+ONLY="${ONLY:-}"
+plots_flag=()
+[[ "${NO_PLOTS:-0}" == 1 ]] && plots_flag=(--no-plots)
+
+if [[ -z "${STMECH:-}" ]]; then
+    echo "building the release binary ..." >&2
+    (cd "$here" && cargo build --release -q -p stmech-cli)
+    STMECH="$here/target/release/stmech"
+fi
+[[ -x "$STMECH" ]] || { echo "error: $STMECH is not an executable" >&2; exit 2; }
+[[ -x /usr/bin/time ]] || { echo "error: /usr/bin/time (GNU time) is needed for the peak memory; apt-get install time" >&2; exit 2; }
+
+if ! command -v hyperfine >/dev/null && [[ "${NO_INSTALL:-0}" != 1 ]] && command -v apt-get >/dev/null; then
+    echo "installing hyperfine (apt-get) ..." >&2
+    sudo_cmd=()
+    [[ "$(id -u)" != 0 ]] && command -v sudo >/dev/null && sudo_cmd=(sudo -n)
+    "${sudo_cmd[@]}" apt-get install -y -qq hyperfine >/dev/null 2>&1 ||
+        echo "  (could not install hyperfine: using a timing loop)" >&2
+fi
+have_hyperfine=0
+command -v hyperfine >/dev/null && have_hyperfine=1
+
+mkdir -p "$WORK" "$(dirname "$OUT")"
+ex="$here/examples"
+rows="$WORK/rows.tsv"
+: >"$rows"
+
+want() { [[ -z "$ONLY" || ",$ONLY," == *",$1,"* ]]; }
+
+# ---- scenario generators: gen_<ladder> SIZE FILE; echo the size measure ----------------------
+gen_rigid_1el() { # N one-element blocks, p = 1, h = 1 ms
+    sed -e "s/^elements_per_block = .*/elements_per_block = 1/" -e "s/^blocks = .*/blocks = $1/" \
+        -e "s/^end = [0-9].*/end = $(awk "BEGIN{print $1*1e-3}")/" "$ex/rigid_body/01_constant_torque.toml" >"$2"
+    echo "$1"
+}
+gen_rigid_big() { # N elements in 10 blocks, p = 1, h = 1 ms
+    sed -e "s/^elements_per_block = .*/elements_per_block = $(($1 / 10))/" -e "s/^blocks = .*/blocks = 10/" \
+        -e "s/^end = [0-9].*/end = $(awk "BEGIN{print $1*1e-3}")/" "$ex/rigid_body/01_constant_torque.toml" >"$2"
+    echo "$1"
+}
+gen_pendulum() { # double pendulum, p = 2, blocks of 100 elements, h = 0.02 s
+    sed -e "s/^elements_per_block = .*/elements_per_block = 100/" -e "s/^blocks = .*/blocks = $(($1 / 100))/" \
+        -e "s/^end = [0-9].*/end = $(awk "BEGIN{print $1*0.02}")/" "$ex/multibody/01_double_pendulum.toml" >"$2"
+    echo "$1"
+}
+gen_beam() { # flying beam, Δt = 0.025 s, N steps; $3 = method
+    sed -e "s/^end = [0-9].*/end = $(awk "BEGIN{print $1*0.025}")/" \
+        -e "s/^step = .*/step = 0.025\nmethod = \"$3\"/" "$ex/beam/03_flying_beam.toml" >"$2"
+    echo "$1"
+}
+gen_beam_stepper() { gen_beam "$1" "$2" energy-momentum; }
+gen_beam_slabs() { gen_beam "$1" "$2" space-time; }
+gen_inverse() { # [I] Example 3.2 with N space elements; $3 = method
+    sed -e "s/^resolution = .*/resolution = $1/" "$ex/beam_inverse/example_3_2.toml" >"$2"
+    printf 'method = "%s"\n' "$3" | cat - "$2" >"$2.tmp" && mv "$2.tmp" "$2"
+    # size: space-time nodes (N + 1)(M + 1), M from `stmech check`
+    local m
+    m=$("$STMECH" check "$2" | sed -n 's/.*mesh [0-9]* × \([0-9]*\).*/\1/p')
+    echo $((($1 + 1) * (m + 1)))
+}
+gen_inverse_fem() { gen_inverse "$1" "$2" space-time; }
+gen_inverse_chars() { gen_inverse "$1" "$2" characteristics; }
+
+if [[ "$QUICK" == 1 ]]; then
+    ladder_rigid="1000 3000 10000 30000"
+    ladder_pend="500 1000 2000"
+    ladder_beam="150 300 600 1200"
+    ladder_inv="20 32 64 128"
+else
+    ladder_rigid="1000 3000 10000 30000 100000"
+    ladder_pend="500 1000 2000 4000 8000"
+    ladder_beam="150 300 600 1200 2400 4800"
+    ladder_inv="20 32 64 128 256"
+fi
+ladders=(
+    "rigid-1el|rigid body, one-element blocks (p = 1)|time elements|gen_rigid_1el|$ladder_rigid"
+    "rigid-big|rigid body, 10 large blocks (p = 1)|time elements|gen_rigid_big|$ladder_rigid"
+    "pendulum|double pendulum (p = 2, blocks of 100)|time elements|gen_pendulum|$ladder_pend"
+    "beam-stepper|planar beam, energy-momentum stepper|time steps|gen_beam_stepper|$ladder_beam"
+    "beam-slabs|planar beam, space-time slabs|time steps|gen_beam_slabs|$ladder_beam"
+    "inverse-fem|beam inverse Ex. 3.2, space-time FEM|space-time nodes|gen_inverse_fem|$ladder_inv"
+    "inverse-chars|beam inverse Ex. 3.2, characteristics|space-time nodes|gen_inverse_chars|$ladder_inv"
+)
+
+median() { sort -g | awk '{a[NR]=$1} END{if(NR==0){print "nan"} else if(NR%2){print a[(NR+1)/2]} else {print (a[NR/2]+a[NR/2+1])/2}}'; }
+json_num() { # json_num FILE KEY: top-level number (or "nan")
+    sed -n "s/^  \"$2\": \([-0-9.eE+]*\),\{0,1\}$/\1/p" "$1" | head -1 | grep . || echo nan
+}
+
+for spec in "${ladders[@]}"; do
+    IFS='|' read -r id title unit gen sizes <<<"$spec"
+    want "$id" || continue
+    override="SIZES_${id//-/_}"
+    sizes="${!override:-$sizes}"
+    echo "== $title" >&2
+    for n in $sizes; do
+        scen="$WORK/$id-$n.toml"
+        size=$($gen "$n" "$scen")
+        out="$WORK/out-$id-$n"
+        cmd=("$STMECH" run "$scen" --out "$out" --force "${plots_flag[@]}")
+        # one instrumented run: peak memory, solve and output times
+        status=0
+        timeout "$TIMEOUT" /usr/bin/time -f "%e %M" -o "$WORK/time.txt" "${cmd[@]}" >"$WORK/log.txt" 2>&1 || status=$?
+        if [[ "$status" == 124 ]]; then
+            printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$id" "$title" "$unit" "$n" "$size" "timeout" nan nan nan >>"$rows"
+            echo "  $n: more than $TIMEOUT s, ladder stopped" >&2
+            break
+        elif [[ "$status" != 0 ]]; then
+            echo "error: $id $n failed:" >&2
+            tail -5 "$WORK/log.txt" >&2
+            continue
+        fi
+        rss_kb=$(awk '{print $2}' "$WORK/time.txt")
+        solve=$(json_num "$out/summary.json" wall_time_seconds)
+        output=$(json_num "$out/summary.json" output_wall_time_seconds)
+        if [[ "$have_hyperfine" == 1 ]]; then
+            hyperfine -N -w 1 -r "$RUNS" --export-json "$WORK/hf.json" "${cmd[*]}" >/dev/null 2>&1
+            total=$(sed -n 's/.*"median": \([0-9.e+-]*\).*/\1/p' "$WORK/hf.json" | head -1)
+        else
+            total=$(for _ in $(seq "$RUNS"); do
+                t0=$(date +%s%N)
+                "${cmd[@]}" >/dev/null 2>&1
+                t1=$(date +%s%N)
+                awk "BEGIN{print ($t1 - $t0) / 1e9}"
+            done | median)
+        fi
+        printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$id" "$title" "$unit" "$n" "$size" "$total" "$solve" "$output" "$rss_kb" >>"$rows"
+        printf '  %-8s size %-9s total %8.3f s  solve %.4s s  output %.4s s  peak %6.1f MB\n' \
+            "$n" "$size" "$total" "$solve" "$output" "$(awk "BEGIN{print $rss_kb/1024}")" >&2
+    done
+done
+
+# ---- table with the fitted growth exponents ------------------------------------------------
+{
+    echo "Whole \`stmech run\` processes ($(date -u +%Y-%m-%d), $(nproc) cores, $("$STMECH" --version), median of $RUNS runs, $([[ $have_hyperfine == 1 ]] && echo hyperfine || echo '/usr/bin/time loop'))."
+    echo
+    echo "| ladder | size | unit | total [s] | solve [s] | output [s] | peak RSS [MB] |"
+    echo "|---|---:|---|---:|---:|---:|---:|"
+    awk -F'\t' -v lim="$TIMEOUT" '{printf "| %s | %s | %s | %s | %s | %s | %s |\n", $1, $5, $3, ($6=="timeout"?"> " lim:sprintf("%.3f",$6)), ($7=="nan"?"–":sprintf("%.3f",$7)), ($8=="nan"?"–":sprintf("%.3f",$8)), ($9=="nan"?"–":sprintf("%.1f",$9/1024))}' "$rows"
+    echo
+    echo "Growth exponent k of total time ∝ size^k (log-log least squares over the ladder; process"
+    echo "start-up flattens the small sizes, so the largest two sizes are fitted too):"
+    echo
+    echo "| ladder | what | k (all sizes) | k (largest two) | goal |"
+    echo "|---|---|---:|---:|---|"
+    awk -F'\t' '
+        $6 == "timeout" { t[$1]=$2; timed_out[$1]=1; next }
+        { id[NR]=$1; t[$1]=$2; x[$1]=x[$1] " " $5; y[$1]=y[$1] " " $6; if (!($1 in seen)) { seen[$1]=1; order[++n]=$1 } }
+        function fit(xs, ys,   a, b, m, i, sx, sy, sxx, sxy, lx, ly) {
+            m = split(xs, a, " "); split(ys, b, " ")
+            if (m < 2) return "–"
+            sx = sy = sxx = sxy = 0
+            for (i = 1; i <= m; i++) { lx = log(a[i]); ly = log(b[i]); sx += lx; sy += ly; sxx += lx*lx; sxy += lx*ly }
+            return sprintf("%.2f", (m*sxy - sx*sy) / (m*sxx - sx*sx))
+        }
+        function last2(s,   a, m) { m = split(s, a, " "); return (m < 2) ? s : a[m-1] " " a[m] }
+        END { for (i = 1; i <= n; i++) { k = order[i]; all = fit(x[k], y[k]); l2 = fit(last2(x[k]), last2(y[k]));
+              verdict = (k in timed_out) ? "✗ (timed out)" : ((l2+0 <= 1.1) ? "≤ 1.1 ✓" : "≤ 1.1 ✗")
+              printf "| %s | %s | %s | %s | %s |\n", k, t[k], all, l2, verdict } }
+    ' "$rows"
+} >"$OUT"
+cat "$OUT"
+echo "table written to $OUT (runs in $WORK)" >&2
