@@ -9,7 +9,7 @@ use std::time::Instant;
 use stmech::io::output::{self, OutputDir, OutputError};
 use stmech::io::scenario::Scenario;
 use stmech::solve::Trajectory;
-use stmech::solve::diagnostics::element_diagnostics;
+use stmech::solve::diagnostics::{ElementDiagnostics, element_diagnostics};
 use stmech::solve::scheme::simulate;
 
 /// What `run` and `demo` need besides the scenario.
@@ -79,50 +79,36 @@ pub fn run(scenario: &Scenario, opts: &RunOptions) -> Result<(), Failure> {
 
     let output_start = Instant::now();
     let diagnostics = output::node_diagnostics(sys, &traj);
-    let csv_path = dir.file("trajectory.csv");
-    let csv = std::fs::File::create(&csv_path)
-        .and_then(|f| {
-            output::write_trajectory_csv_labelled(
-                BufWriter::new(f),
-                sys,
-                &traj,
-                &diagnostics,
-                &scenario.constraint_labels,
-            )
-        })
-        .map_err(|source| OutputError::Io {
-            action: "write",
-            path: csv_path,
-            source,
+    // trajectory.csv, the largest file, is written on a second thread while this one computes
+    // the element diagnostics and writes elements.csv and the plots: separate files, the same
+    // bytes as one after the other.
+    let (csv, rest) = std::thread::scope(|scope| {
+        let csv = scope.spawn(|| {
+            let csv_path = dir.file("trajectory.csv");
+            std::fs::File::create(&csv_path)
+                .and_then(|f| {
+                    output::write_trajectory_csv_labelled(
+                        BufWriter::new(f),
+                        sys,
+                        &traj,
+                        &diagnostics,
+                        &scenario.constraint_labels,
+                    )
+                })
+                .map_err(|source| OutputError::Io {
+                    action: "write",
+                    path: csv_path,
+                    source,
+                })
         });
+        let rest = elements_and_plots(scenario, &traj, &diagnostics, &dir, opts.plots);
+        let csv = csv
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        (csv, rest)
+    });
     csv.map_err(output_failure)?;
-    let elements = element_diagnostics(sys, &traj);
-    let el_path = dir.file("elements.csv");
-    std::fs::File::create(&el_path)
-        .and_then(|f| output::write_elements_csv(BufWriter::new(f), &traj, &elements))
-        .map_err(|source| OutputError::Io {
-            action: "write",
-            path: el_path,
-            source,
-        })
-        .map_err(output_failure)?;
-    let plot_files = if opts.plots {
-        let mut files = plots::write_all(dir.path(), sys, &traj, &diagnostics)
-            .map_err(|e| Failure::new(Failure::IO, e))?;
-        files.extend(
-            plots::write_elements(
-                dir.path(),
-                sys,
-                &traj,
-                &elements,
-                &scenario.constraint_labels,
-            )
-            .map_err(|e| Failure::new(Failure::IO, e))?,
-        );
-        files
-    } else {
-        Vec::new()
-    };
+    let (elements, plot_files) = rest?;
     // Last, so that an "ok" summary implies every other file is complete.
     let mut summary = output::summary_ok(scenario, &traj, &diagnostics, &elements, solve_seconds);
     summary["output_wall_time_seconds"] = output_start.elapsed().as_secs_f64().into();
@@ -137,6 +123,40 @@ pub fn run(scenario: &Scenario, opts: &RunOptions) -> Result<(), Failure> {
         started.elapsed().as_secs_f64(),
     );
     Ok(())
+}
+
+/// Element diagnostics, `elements.csv` and (if `plots`) the PNG plots; returns the element
+/// diagnostics and the plot files written.
+fn elements_and_plots(
+    scenario: &Scenario,
+    traj: &Trajectory,
+    diagnostics: &[output::NodeDiagnostics],
+    dir: &OutputDir,
+    plots: bool,
+) -> Result<(Vec<ElementDiagnostics>, Vec<&'static str>), Failure> {
+    let sys = &scenario.system;
+    let elements = element_diagnostics(sys, traj);
+    let el_path = dir.file("elements.csv");
+    std::fs::File::create(&el_path)
+        .and_then(|f| output::write_elements_csv(BufWriter::new(f), traj, &elements))
+        .map_err(|source| OutputError::Io {
+            action: "write",
+            path: el_path,
+            source,
+        })
+        .map_err(output_failure)?;
+    let plot_files = if plots {
+        let mut files = plots::write_all(dir.path(), sys, traj, diagnostics)
+            .map_err(|e| Failure::new(Failure::IO, e))?;
+        files.extend(
+            plots::write_elements(dir.path(), sys, traj, &elements, &scenario.constraint_labels)
+                .map_err(|e| Failure::new(Failure::IO, e))?,
+        );
+        files
+    } else {
+        Vec::new()
+    };
+    Ok((elements, plot_files))
 }
 
 fn fmt_vec(v: &[f64]) -> String {
