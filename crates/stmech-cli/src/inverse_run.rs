@@ -175,7 +175,8 @@ pub fn run(s: &InverseScenario, out: PathBuf, force: bool, plots: bool) -> Resul
     let p = &summary["actuation"];
     match &march {
         None => println!(
-            "Newton: {} iterations, residuals {}",
+            "Newton (started from {}): {} iterations, residuals {}",
+            sol.newton.start.name(),
             sol.newton.iterations,
             sol.newton
                 .residuals
@@ -273,6 +274,8 @@ fn summary_ok(
             "linear_solve_seconds": sol.newton.linear_seconds,
             "linear_solver": sol.newton.linear_solver,
             "linear_residual_relative": sol.newton.linear_residual,
+            "start": sol.newton.start,
+            "start_seconds": sol.newton.start_seconds,
         },
         "tip_tracking_error": tracking_error(s, sol),
         "actuation": {

@@ -149,8 +149,14 @@ fn elements_and_plots(
         let mut files = plots::write_all(dir.path(), sys, traj, diagnostics)
             .map_err(|e| Failure::new(Failure::IO, e))?;
         files.extend(
-            plots::write_elements(dir.path(), sys, traj, &elements, &scenario.constraint_labels)
-                .map_err(|e| Failure::new(Failure::IO, e))?,
+            plots::write_elements(
+                dir.path(),
+                sys,
+                traj,
+                &elements,
+                &scenario.constraint_labels,
+            )
+            .map_err(|e| Failure::new(Failure::IO, e))?,
         );
         files
     } else {

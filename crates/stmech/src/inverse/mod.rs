@@ -33,10 +33,10 @@ pub mod trajectory;
 pub use characteristics_solver::{
     CharacteristicsSettings, CharacteristicsSolution, solve_characteristics,
 };
-pub use methods::{InverseMethod, MethodRun, solve_with};
+pub use methods::{InverseMethod, MethodRun, solve_space_time, solve_with};
 pub use solver::{
-    BeamModel, InverseError, LinearSolverKind, NewtonSettings, SpaceTimeMesh, SpaceTimeSolution,
-    TipLaw, solve_forward, solve_inverse,
+    BeamModel, InverseError, LinearSolverKind, NewtonSettings, NewtonStart, SpaceTimeMesh,
+    SpaceTimeSolution, TipLaw, solve_forward, solve_inverse, solve_inverse_from,
 };
 pub use trajectory::{
     CsvTrajectory, RestToRestArc, RestToRestLine, RestToRestProfile, TipTrajectory,

@@ -253,6 +253,38 @@ pub struct NewtonHistory {
     /// Largest `max |J du − r| / max |r|` of the linear solves (sideways elimination; 0 for
     /// sparse LU, which does not report it).
     pub linear_residual: f64,
+    /// Where Newton started.
+    pub start: NewtonStart,
+    /// Seconds spent computing the start (e.g. the characteristics' march), not in the
+    /// times above.
+    pub start_seconds: f64,
+}
+
+/// The first Newton iterate of the space-time FEM.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub enum NewtonStart {
+    /// The initial state at every time node, `F = F(t_start)`.
+    #[default]
+    #[serde(rename = "rest")]
+    Rest,
+    /// The method of characteristics on the same mesh
+    /// ([`solve_space_time`](super::methods::solve_space_time)).
+    #[serde(rename = "characteristics")]
+    Characteristics,
+    /// A solution given to [`solve_inverse_from`].
+    #[serde(rename = "given solution")]
+    Given,
+}
+
+impl NewtonStart {
+    /// The name in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Rest => "rest",
+            Self::Characteristics => "characteristics",
+            Self::Given => "given solution",
+        }
+    }
 }
 
 /// The discrete space-time solution on the grid.
@@ -286,6 +318,28 @@ impl SpaceTimeSolution {
     /// `v` at space node `i`, time node `j`.
     pub fn v_at(&self, i: usize, j: usize) -> [f64; 3] {
         self.v[j * (self.mesh.elements_s + 1) + i]
+    }
+
+    /// `(x, v)` at `(s, t)`, bilinear in the element that contains it (the nearest one
+    /// outside the domain).
+    pub fn field_at(&self, s: f64, t: f64) -> ([f64; 3], [f64; 3]) {
+        let cell = |z: f64, z0: f64, h: f64, n: usize| {
+            let k = (((z - z0) / h).floor().max(0.0) as usize).min(n - 1);
+            (k, ((z - z0 - k as f64 * h) / h).clamp(0.0, 1.0))
+        };
+        let (i, a) = cell(s, 0.0, self.hs(), self.mesh.elements_s);
+        let (j, b) = cell(t, self.mesh.t_start, self.mesh.ht(), self.mesh.elements_t);
+        let w = [(1.0 - a) * (1.0 - b), a * (1.0 - b), (1.0 - a) * b, a * b];
+        let nodes = [(i, j), (i + 1, j), (i, j + 1), (i + 1, j + 1)];
+        let (mut x, mut v) = ([0.0; 3], [0.0; 3]);
+        for (&(ii, jj), &wk) in nodes.iter().zip(&w) {
+            let (xn, vn) = (self.x_at(ii, jj), self.v_at(ii, jj));
+            for c in 0..3 {
+                x[c] += wk * xn[c];
+                v[c] += wk * vn[c];
+            }
+        }
+        (x, v)
     }
 
     /// Tip pose `x(L, t_j)`.
@@ -708,6 +762,27 @@ impl<'a> Assembly<'a> {
         u
     }
 
+    /// Newton start from another solution of the same domain (see [`solve_inverse_from`]).
+    fn guess_from(&self, start: &SpaceTimeSolution) -> Vec<f64> {
+        let mut u = vec![0.0; self.n];
+        let ns1 = self.ns1();
+        for j in 1..=self.mesh.elements_t {
+            let t = self.mesh.t_start + j as f64 * self.ht;
+            for i in 0..ns1 {
+                let (x, v) = start.field_at(i as f64 * self.hs, t);
+                for c in 0..3 {
+                    u[Self::dof(ns1, i, j, c)] = x[c];
+                    u[Self::dof(ns1, i, j, 3 + c)] = v[c];
+                }
+            }
+            let f = interpolate(&start.t, &start.actuation, t);
+            for (c, fc) in f.into_iter().enumerate() {
+                u[self.f_dof(j, c)] = fc;
+            }
+        }
+        u
+    }
+
     fn solution(&self, u: &[f64], newton: NewtonHistory) -> SpaceTimeSolution {
         let ns1 = self.ns1();
         let nt1 = self.mesh.elements_t + 1;
@@ -937,6 +1012,33 @@ pub fn solve_inverse(
     trajectory: &dyn TipTrajectory,
     settings: &NewtonSettings,
 ) -> Result<SpaceTimeSolution, InverseError> {
+    check_inverse(beam, mesh, trajectory)?;
+    solve_inverse_unchecked(beam, mesh, trajectory, settings)
+}
+
+/// [`solve_inverse`] with Newton started from `start` instead of the rest state: a solution
+/// of the same problem on this mesh or on another mesh of the same domain (the method of
+/// characteristics on the same mesh, or the space-time FEM on a coarser one, nested
+/// iteration). `x` and `v` are interpolated bilinearly to the nodes
+/// ([`SpaceTimeSolution::field_at`]), `F` linearly in time. The converged solution is that of
+/// [`solve_inverse`] to the Newton tolerance; only the iterations differ.
+pub fn solve_inverse_from(
+    beam: &BeamModel,
+    mesh: &SpaceTimeMesh,
+    trajectory: &dyn TipTrajectory,
+    settings: &NewtonSettings,
+    start: &SpaceTimeSolution,
+) -> Result<SpaceTimeSolution, InverseError> {
+    check_inverse(beam, mesh, trajectory)?;
+    solve_inverse_started(beam, mesh, trajectory, settings, Some(start))
+}
+
+/// The checks of [`solve_inverse`].
+fn check_inverse(
+    beam: &BeamModel,
+    mesh: &SpaceTimeMesh,
+    trajectory: &dyn TipTrajectory,
+) -> Result<(), InverseError> {
     beam.validate("beam")?;
     validate_mesh(mesh)?;
     mesh_ratio::check(
@@ -960,7 +1062,7 @@ pub fn solve_inverse(
         }
         .into());
     }
-    solve_inverse_unchecked(beam, mesh, trajectory, settings)
+    Ok(())
 }
 
 /// [`solve_inverse`] without the mesh-ratio and start-pose checks (for studies of the
@@ -971,10 +1073,27 @@ pub fn solve_inverse_unchecked(
     trajectory: &dyn TipTrajectory,
     settings: &NewtonSettings,
 ) -> Result<SpaceTimeSolution, InverseError> {
+    solve_inverse_started(beam, mesh, trajectory, settings, None)
+}
+
+fn solve_inverse_started(
+    beam: &BeamModel,
+    mesh: &SpaceTimeMesh,
+    trajectory: &dyn TipTrajectory,
+    settings: &NewtonSettings,
+    start: Option<&SpaceTimeSolution>,
+) -> Result<SpaceTimeSolution, InverseError> {
     validate_mesh(mesh)?;
     let asm = Assembly::new(*beam, *mesh, Mode::Inverse(trajectory))?;
     let mut stage = inverse_stage(&asm, settings.linear_solver)?;
-    let (u, hist) = newton_generic(&asm, stage.as_mut(), settings, asm.initial_guess(), asm.n)?;
+    let guess = match start {
+        Some(start) => asm.guess_from(start),
+        None => asm.initial_guess(),
+    };
+    let (u, mut hist) = newton_generic(&asm, stage.as_mut(), settings, guess, asm.n)?;
+    if start.is_some() {
+        hist.start = NewtonStart::Given;
+    }
     Ok(asm.solution(&u, hist))
 }
 

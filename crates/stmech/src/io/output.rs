@@ -831,8 +831,7 @@ vector = [1.0, 1.0, 1.0]
         let diags = node_diagnostics(&s.system, &traj);
         let elements = crate::solve::diagnostics::element_diagnostics(&s.system, &traj);
         let labels = vec!["orthonormality".to_owned()];
-        write_trajectory_csv_labelled(std::io::sink(), &s.system, &traj, &diags, &labels)
-            .unwrap();
+        write_trajectory_csv_labelled(std::io::sink(), &s.system, &traj, &diags, &labels).unwrap();
         write_elements_csv(std::io::sink(), &traj, &elements).unwrap();
         let summary = summary_ok(&s, &traj, &diags, &elements, 0.0);
         assert_eq!(summary["conservation"]["elements"], blocks);

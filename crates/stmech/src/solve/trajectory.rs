@@ -119,7 +119,10 @@ impl Trajectory {
                 inside = inside.max(m);
             }
         }
-        (at_ends, inside.max(self.constraint_violation_at_midpoints(sys)))
+        (
+            at_ends,
+            inside.max(self.constraint_violation_at_midpoints(sys)),
+        )
     }
 
     /// Largest `|Φ(q)|` at the midpoint of each element's first node interval: the part of
