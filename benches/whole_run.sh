@@ -17,11 +17,12 @@
 # (seconds per run, default 300: a case that takes longer is reported as "> TIMEOUT" and ends
 # its ladder; such rows are left out of the fit).
 #
-# Total time: `hyperfine` (median of RUNS runs after one warm-up) if it is installed or can be
-# installed with apt-get; otherwise a timing loop with /usr/bin/time (median of RUNS runs).
-# Solve and output times come from summary.json (`wall_time_seconds`,
-# `output_wall_time_seconds`) of the run that /usr/bin/time measures for the peak memory
-# (max RSS); the rest of the total is process start-up, loading and the summary itself.
+# Every case runs RUNS times (after one warm-up run); each run is timed from outside (wall
+# clock around the process), its peak memory (max RSS) taken from /usr/bin/time, and its solve
+# and output times from its summary.json (`wall_time_seconds`, `output_wall_time_seconds`;
+# the rest of the total is process start-up, loading and the summary itself). Every column is
+# the median over the runs. HYPERFINE=1 times the total with `hyperfine` instead (installed
+# with apt-get if missing, unless NO_INSTALL=1).
 # Sizes: time elements (rigid body, pendulum), time steps (planar beam), space-time nodes
 # (beam inverse; the ladder is 20 … 256 space elements with the time step from the wave speeds).
 set -euo pipefail
@@ -44,15 +45,17 @@ fi
 [[ -x "$STMECH" ]] || { echo "error: $STMECH is not an executable" >&2; exit 2; }
 [[ -x /usr/bin/time ]] || { echo "error: /usr/bin/time (GNU time) is needed for the peak memory; apt-get install time" >&2; exit 2; }
 
-if ! command -v hyperfine >/dev/null && [[ "${NO_INSTALL:-0}" != 1 ]] && command -v apt-get >/dev/null; then
-    echo "installing hyperfine (apt-get) ..." >&2
-    sudo_cmd=()
-    [[ "$(id -u)" != 0 ]] && command -v sudo >/dev/null && sudo_cmd=(sudo -n)
-    "${sudo_cmd[@]}" apt-get install -y -qq hyperfine >/dev/null 2>&1 ||
-        echo "  (could not install hyperfine: using a timing loop)" >&2
-fi
 have_hyperfine=0
-command -v hyperfine >/dev/null && have_hyperfine=1
+if [[ "${HYPERFINE:-0}" == 1 ]]; then
+    if ! command -v hyperfine >/dev/null && [[ "${NO_INSTALL:-0}" != 1 ]] && command -v apt-get >/dev/null; then
+        echo "installing hyperfine (apt-get) ..." >&2
+        sudo_cmd=()
+        [[ "$(id -u)" != 0 ]] && command -v sudo >/dev/null && sudo_cmd=(sudo -n)
+        "${sudo_cmd[@]}" apt-get install -y -qq hyperfine >/dev/null 2>&1 ||
+            echo "  (could not install hyperfine: using the timing loop)" >&2
+    fi
+    command -v hyperfine >/dev/null && have_hyperfine=1
+fi
 
 mkdir -p "$WORK" "$(dirname "$OUT")"
 ex="$here/examples"
@@ -67,8 +70,8 @@ gen_rigid_1el() { # N one-element blocks, p = 1, h = 1 ms
         -e "s/^end = [0-9].*/end = $(awk "BEGIN{print $1*1e-3}")/" "$ex/rigid_body/01_constant_torque.toml" >"$2"
     echo "$1"
 }
-gen_rigid_big() { # N elements in 10 blocks, p = 1, h = 1 ms
-    sed -e "s/^elements_per_block = .*/elements_per_block = $(($1 / 10))/" -e "s/^blocks = .*/blocks = 10/" \
+gen_rigid_big() { # N elements in blocks of 1000, p = 1, h = 1 ms
+    sed -e "s/^elements_per_block = .*/elements_per_block = 1000/" -e "s/^blocks = .*/blocks = $(($1 / 1000))/" \
         -e "s/^end = [0-9].*/end = $(awk "BEGIN{print $1*1e-3}")/" "$ex/rigid_body/01_constant_torque.toml" >"$2"
     echo "$1"
 }
@@ -108,7 +111,7 @@ else
 fi
 ladders=(
     "rigid-1el|rigid body, one-element blocks (p = 1)|time elements|gen_rigid_1el|$ladder_rigid"
-    "rigid-big|rigid body, 10 large blocks (p = 1)|time elements|gen_rigid_big|$ladder_rigid"
+    "rigid-big|rigid body, blocks of 1000 elements (p = 1)|time elements|gen_rigid_big|$ladder_rigid"
     "pendulum|double pendulum (p = 2, blocks of 100)|time elements|gen_pendulum|$ladder_pend"
     "beam-stepper|planar beam, energy-momentum stepper|time steps|gen_beam_stepper|$ladder_beam"
     "beam-slabs|planar beam, space-time slabs|time steps|gen_beam_slabs|$ladder_beam"
@@ -132,9 +135,9 @@ for spec in "${ladders[@]}"; do
         size=$($gen "$n" "$scen")
         out="$WORK/out-$id-$n"
         cmd=("$STMECH" run "$scen" --out "$out" --force "${plots_flag[@]}")
-        # one instrumented run: peak memory, solve and output times
+        # warm-up run (also catches failures and timeouts)
         status=0
-        timeout "$TIMEOUT" /usr/bin/time -f "%e %M" -o "$WORK/time.txt" "${cmd[@]}" >"$WORK/log.txt" 2>&1 || status=$?
+        timeout "$TIMEOUT" "${cmd[@]}" >"$WORK/log.txt" 2>&1 || status=$?
         if [[ "$status" == 124 ]]; then
             printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$id" "$title" "$unit" "$n" "$size" "timeout" nan nan nan >>"$rows"
             echo "  $n: more than $TIMEOUT s, ladder stopped" >&2
@@ -144,19 +147,20 @@ for spec in "${ladders[@]}"; do
             tail -5 "$WORK/log.txt" >&2
             continue
         fi
-        rss_kb=$(awk '{print $2}' "$WORK/time.txt")
-        solve=$(json_num "$out/summary.json" wall_time_seconds)
-        output=$(json_num "$out/summary.json" output_wall_time_seconds)
+        : >"$WORK/runs.tsv"
+        for _ in $(seq "$RUNS"); do
+            t0=$(date +%s%N)
+            /usr/bin/time -f "%M" -o "$WORK/rss.txt" "${cmd[@]}" >/dev/null 2>&1
+            t1=$(date +%s%N)
+            printf '%s\t%s\t%s\t%s\n' "$(awk "BEGIN{print ($t1 - $t0) / 1e9}")" \
+                "$(json_num "$out/summary.json" wall_time_seconds)" \
+                "$(json_num "$out/summary.json" output_wall_time_seconds)" "$(cat "$WORK/rss.txt")" >>"$WORK/runs.tsv"
+        done
+        col() { cut -f"$1" "$WORK/runs.tsv" | grep -v nan | median; }
+        total=$(col 1) solve=$(col 2) output=$(col 3) rss_kb=$(col 4)
         if [[ "$have_hyperfine" == 1 ]]; then
             hyperfine -N -w 1 -r "$RUNS" --export-json "$WORK/hf.json" "${cmd[*]}" >/dev/null 2>&1
             total=$(sed -n 's/.*"median": \([0-9.e+-]*\).*/\1/p' "$WORK/hf.json" | head -1)
-        else
-            total=$(for _ in $(seq "$RUNS"); do
-                t0=$(date +%s%N)
-                "${cmd[@]}" >/dev/null 2>&1
-                t1=$(date +%s%N)
-                awk "BEGIN{print ($t1 - $t0) / 1e9}"
-            done | median)
         fi
         printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$id" "$title" "$unit" "$n" "$size" "$total" "$solve" "$output" "$rss_kb" >>"$rows"
         printf '  %-8s size %-9s total %8.3f s  solve %.4s s  output %.4s s  peak %6.1f MB\n' \
@@ -166,16 +170,16 @@ done
 
 # ---- table with the fitted growth exponents ------------------------------------------------
 {
-    echo "Whole \`stmech run\` processes ($(date -u +%Y-%m-%d), $(nproc) cores, $("$STMECH" --version), median of $RUNS runs, $([[ $have_hyperfine == 1 ]] && echo hyperfine || echo '/usr/bin/time loop'))."
+    echo "Whole \`stmech run\` processes ($(date -u +%Y-%m-%d), $(nproc) cores, $("$STMECH" --version), median of $RUNS runs$([[ $have_hyperfine == 1 ]] && echo ', total by hyperfine'))."
     echo
     echo "| ladder | size | unit | total [s] | solve [s] | output [s] | peak RSS [MB] |"
     echo "|---|---:|---|---:|---:|---:|---:|"
     awk -F'\t' -v lim="$TIMEOUT" '{printf "| %s | %s | %s | %s | %s | %s | %s |\n", $1, $5, $3, ($6=="timeout"?"> " lim:sprintf("%.3f",$6)), ($7=="nan"?"–":sprintf("%.3f",$7)), ($8=="nan"?"–":sprintf("%.3f",$8)), ($9=="nan"?"–":sprintf("%.1f",$9/1024))}' "$rows"
     echo
-    echo "Growth exponent k of total time ∝ size^k (log-log least squares over the ladder; process"
-    echo "start-up flattens the small sizes, so the largest two sizes are fitted too):"
+    echo "Growth exponent k of total time ∝ size^k (log-log least squares; process start-up"
+    echo "flattens the small sizes, so the upper half of each ladder is fitted too):"
     echo
-    echo "| ladder | what | k (all sizes) | k (largest two) | goal |"
+    echo "| ladder | what | k (all sizes) | k (upper half) | goal |"
     echo "|---|---|---:|---:|---|"
     awk -F'\t' '
         $6 == "timeout" { t[$1]=$2; timed_out[$1]=1; next }
@@ -187,8 +191,9 @@ done
             for (i = 1; i <= m; i++) { lx = log(a[i]); ly = log(b[i]); sx += lx; sy += ly; sxx += lx*lx; sxy += lx*ly }
             return sprintf("%.2f", (m*sxy - sx*sy) / (m*sxx - sx*sx))
         }
-        function last2(s,   a, m) { m = split(s, a, " "); return (m < 2) ? s : a[m-1] " " a[m] }
-        END { for (i = 1; i <= n; i++) { k = order[i]; all = fit(x[k], y[k]); l2 = fit(last2(x[k]), last2(y[k]));
+        function upper(s,   a, m, i, h, r) { m = split(s, a, " "); h = int(m / 2); if (m - h < 2) h = m - 2; if (h < 0) h = 0
+            r = ""; for (i = h + 1; i <= m; i++) r = r " " a[i]; return r }
+        END { for (i = 1; i <= n; i++) { k = order[i]; all = fit(x[k], y[k]); l2 = fit(upper(x[k]), upper(y[k]));
               verdict = (k in timed_out) ? "✗ (timed out)" : ((l2+0 <= 1.1) ? "≤ 1.1 ✓" : "≤ 1.1 ✗")
               printf "| %s | %s | %s | %s | %s |\n", k, t[k], all, l2, verdict } }
     ' "$rows"
