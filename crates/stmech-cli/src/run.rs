@@ -79,11 +79,11 @@ pub fn run(scenario: &Scenario, opts: &RunOptions) -> Result<(), Failure> {
 
     let output_start = Instant::now();
     let diagnostics = output::node_diagnostics(sys, &traj);
-    // trajectory.csv, the largest file, is written on a second thread while this one computes
-    // the element diagnostics and writes elements.csv and the plots: separate files, the same
-    // bytes as one after the other.
-    let (csv, rest) = std::thread::scope(|scope| {
-        let csv = scope.spawn(|| {
+    // Two threads, separate files, the same bytes as one after the other: trajectory.csv (the
+    // largest file) and the node plots on a second thread; the element diagnostics,
+    // elements.csv, the element plots and the summary here. The summary is written last.
+    let (nodes_side, elements_side) = std::thread::scope(|scope| {
+        let nodes_side = scope.spawn(|| {
             let csv_path = dir.file("trajectory.csv");
             std::fs::File::create(&csv_path)
                 .and_then(|f| {
@@ -100,17 +100,29 @@ pub fn run(scenario: &Scenario, opts: &RunOptions) -> Result<(), Failure> {
                     path: csv_path,
                     source,
                 })
+                .map_err(output_failure)?;
+            if opts.plots {
+                plots::write_all(dir.path(), sys, &traj, &diagnostics)
+                    .map_err(|e| Failure::new(Failure::IO, e))
+            } else {
+                Ok(Vec::new())
+            }
         });
-        let rest = elements_and_plots(scenario, &traj, &diagnostics, &dir, opts.plots);
-        let csv = csv
+        let elements_side =
+            elements_side(scenario, &traj, &dir, opts.plots).map(|(elements, files)| {
+                let summary =
+                    output::summary_ok(scenario, &traj, &diagnostics, &elements, solve_seconds);
+                (summary, files)
+            });
+        let nodes_side = nodes_side
             .join()
             .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-        (csv, rest)
+        (nodes_side, elements_side)
     });
-    csv.map_err(output_failure)?;
-    let (elements, plot_files) = rest?;
+    let mut plot_files = nodes_side?;
+    let (mut summary, element_plots) = elements_side?;
+    plot_files.extend(element_plots);
     // Last, so that an "ok" summary implies every other file is complete.
-    let mut summary = output::summary_ok(scenario, &traj, &diagnostics, &elements, solve_seconds);
     summary["output_wall_time_seconds"] = output_start.elapsed().as_secs_f64().into();
     output::write_json(&dir.file("summary.json"), &summary).map_err(output_failure)?;
     let out = dir.commit().map_err(output_failure)?;
@@ -125,12 +137,11 @@ pub fn run(scenario: &Scenario, opts: &RunOptions) -> Result<(), Failure> {
     Ok(())
 }
 
-/// Element diagnostics, `elements.csv` and (if `plots`) the PNG plots; returns the element
-/// diagnostics and the plot files written.
-fn elements_and_plots(
+/// Element diagnostics, `elements.csv` and (if `plots`) the element plots; returns the
+/// element diagnostics and the plot files written.
+fn elements_side(
     scenario: &Scenario,
     traj: &Trajectory,
-    diagnostics: &[output::NodeDiagnostics],
     dir: &OutputDir,
     plots: bool,
 ) -> Result<(Vec<ElementDiagnostics>, Vec<&'static str>), Failure> {
@@ -146,19 +157,14 @@ fn elements_and_plots(
         })
         .map_err(output_failure)?;
     let plot_files = if plots {
-        let mut files = plots::write_all(dir.path(), sys, traj, diagnostics)
-            .map_err(|e| Failure::new(Failure::IO, e))?;
-        files.extend(
-            plots::write_elements(
-                dir.path(),
-                sys,
-                traj,
-                &elements,
-                &scenario.constraint_labels,
-            )
-            .map_err(|e| Failure::new(Failure::IO, e))?,
-        );
-        files
+        plots::write_elements(
+            dir.path(),
+            sys,
+            traj,
+            &elements,
+            &scenario.constraint_labels,
+        )
+        .map_err(|e| Failure::new(Failure::IO, e))?
     } else {
         Vec::new()
     };

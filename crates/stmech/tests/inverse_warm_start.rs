@@ -48,7 +48,11 @@ fn characteristics_start_needs_two_iterations_and_gives_the_same_actuation() {
     // second-order close, two orders of magnitude below the rest start's (20 × 120: 1.4e-4
     // against 7.9e-2)
     assert!(warm.newton.residuals[0] < 1e-2 * rest.newton.residuals[0]);
-    let peak = rest.actuation.iter().flatten().fold(0.0f64, |m, x| m.max(x.abs()));
+    let peak = rest
+        .actuation
+        .iter()
+        .flatten()
+        .fold(0.0f64, |m, x| m.max(x.abs()));
     let d = max_diff(&warm, &rest);
     println!("max |ΔF| = {d:.2e} (peak {peak:.3})");
     assert!(d < 1e-8 * peak.max(1.0), "{d:e}");

@@ -17,7 +17,7 @@ use crate::io::scenario::Scenario;
 use crate::model::{ConstrainedSystem, MultibodySystem};
 use crate::solve::Trajectory;
 use crate::solve::diagnostics::{
-    ElementDiagnostics, constraint_violations, violation_per_constraint, work,
+    ElementDiagnostics, constraint_violations, violation_per_constraint_into, work,
 };
 use serde_json::{Value, json};
 use std::io::Write;
@@ -180,6 +180,8 @@ pub fn write_trajectory_csv_labelled<W: Write>(
     };
     writeln!(w, "{}", header.join(","))?;
     let mut ev = sys.new_point_eval();
+    let lam = vec![0.0; sys.n_lambda()];
+    let mut per = vec![0.0; sys.constraints().count()];
     let mut line = String::new();
     for (k, d) in diagnostics.iter().enumerate().take(traj.len()) {
         use std::fmt::Write as _;
@@ -205,7 +207,8 @@ pub fn write_trajectory_csv_labelled<W: Write>(
             let _ = write!(line, ",{x:e}");
         }
         if per_constraint {
-            for x in violation_per_constraint(sys, traj.times[k], q, &mut ev) {
+            violation_per_constraint_into(sys, traj.times[k], q, &mut ev, &lam, &mut per);
+            for x in &per {
                 let _ = write!(line, ",{x:e}");
             }
         }

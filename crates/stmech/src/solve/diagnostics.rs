@@ -128,14 +128,27 @@ pub fn violation_per_constraint(
     ev: &mut crate::model::PointEval,
 ) -> Vec<f64> {
     let lam = vec![0.0; sys.n_lambda()];
-    sys.eval(t, q, &lam, ev, false);
-    sys.constraints()
-        .map(|(c, off)| {
-            ev.phi[off..off + c.n_eq()]
-                .iter()
-                .fold(0.0f64, |m, x| m.max(x.abs()))
-        })
-        .collect()
+    let mut out = vec![0.0; sys.constraints().count()];
+    violation_per_constraint_into(sys, t, q, ev, &lam, &mut out);
+    out
+}
+
+/// [`violation_per_constraint`] into `out` (one entry per constraint), with `lam` zeros of
+/// length `n_lambda`: no allocation, for loops over all nodes.
+pub fn violation_per_constraint_into(
+    sys: &crate::model::MultibodySystem,
+    t: f64,
+    q: &[f64],
+    ev: &mut crate::model::PointEval,
+    lam: &[f64],
+    out: &mut [f64],
+) {
+    sys.eval(t, q, lam, ev, false);
+    for (o, (c, off)) in out.iter_mut().zip(sys.constraints()) {
+        *o = ev.phi[off..off + c.n_eq()]
+            .iter()
+            .fold(0.0f64, |m, x| m.max(x.abs()));
+    }
 }
 
 /// [`ConstraintViolation`] of every constraint of `sys` along `traj`.
@@ -161,9 +174,11 @@ pub fn constraint_violations(
     let block_ends: Vec<f64> = traj.blocks.iter().map(|b| b.t_end).collect();
     let close = |te: f64, t: f64| (te - t).abs() <= 1e-9 * (1.0 + te.abs());
     let mut next_end = 0;
+    let lam = vec![0.0; sys.n_lambda()];
+    let mut v = vec![0.0; out.len()];
     for k in 0..traj.len() {
         work::visit(1);
-        let v = violation_per_constraint(sys, traj.times[k], traj.q_at(k), &mut ev);
+        violation_per_constraint_into(sys, traj.times[k], traj.q_at(k), &mut ev, &lam, &mut v);
         let t = traj.times[k];
         while next_end < block_ends.len()
             && block_ends[next_end] < t
@@ -177,7 +192,7 @@ pub fn constraint_violations(
                 .iter()
                 .take(2)
                 .any(|&te| close(te, t));
-        for (o, x) in out.iter_mut().zip(v) {
+        for (o, &x) in out.iter_mut().zip(&v) {
             if k % p == 0 {
                 o.max_at_element_boundaries = o.max_at_element_boundaries.max(x);
             } else {
@@ -189,12 +204,15 @@ pub fn constraint_violations(
         }
     }
     let mut q = vec![0.0; traj.n_q];
+    // element midpoints: the shape values are the same for every element
+    let (mut n, mut dn) = (vec![0.0; p + 1], vec![0.0; p + 1]);
+    LagrangeBasis::new(p).eval_into(0.5, &mut n, &mut dn);
     for el in 0..traj.n_elements() {
         work::visit(1);
-        traj.q_in_element(el, 0.5, &mut q);
+        traj.q_with_weights(el, &n, &mut q);
         let t = 0.5 * (traj.times[el * p] + traj.times[el * p + p]);
-        let v = violation_per_constraint(sys, t, &q, &mut ev);
-        for (o, x) in out.iter_mut().zip(v) {
+        violation_per_constraint_into(sys, t, &q, &mut ev, &lam, &mut v);
+        for (o, &x) in out.iter_mut().zip(&v) {
             o.max_inside_elements = o.max_inside_elements.max(x);
         }
     }

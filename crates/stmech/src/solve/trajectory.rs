@@ -83,7 +83,7 @@ impl Trajectory {
     }
 
     /// `q_h = Σ_A n[A] q_A` over the nodes of element `el`, for shape values `n` evaluated once.
-    fn q_with_weights(&self, el: usize, n: &[f64], out: &mut [f64]) {
+    pub(crate) fn q_with_weights(&self, el: usize, n: &[f64], out: &mut [f64]) {
         out.fill(0.0);
         for (a, &na) in n.iter().enumerate() {
             for (o, x) in out.iter_mut().zip(self.q_at(el * self.order + a)) {
