@@ -70,6 +70,11 @@ gen_rigid_1el() { # N one-element blocks, p = 1, h = 1 ms
         -e "s/^end = [0-9].*/end = $(awk "BEGIN{print $1*1e-3}")/" "$ex/rigid_body/01_constant_torque.toml" >"$2"
     echo "$1"
 }
+gen_rigid_free() { # torque-free body (ω ≈ 1 rad/s), N one-element blocks, p = 1, h = 1 ms
+    sed -e "s/^order = .*/order = 1/" -e "s/^elements_per_block = .*/elements_per_block = 1/" -e "s/^blocks = .*/blocks = $1/" \
+        -e "s/^end = [0-9].*/end = $(awk "BEGIN{print $1*1e-3}")/" "$ex/rigid_body/03_torque_free_long.toml" >"$2"
+    echo "$1"
+}
 gen_rigid_big() { # N elements in blocks of 1000, p = 1, h = 1 ms
     sed -e "s/^elements_per_block = .*/elements_per_block = 1000/" -e "s/^blocks = .*/blocks = $(($1 / 1000))/" \
         -e "s/^end = [0-9].*/end = $(awk "BEGIN{print $1*1e-3}")/" "$ex/rigid_body/01_constant_torque.toml" >"$2"
@@ -110,7 +115,8 @@ else
     ladder_inv="20 32 64 128 256"
 fi
 ladders=(
-    "rigid-1el|rigid body, one-element blocks (p = 1)|time elements|gen_rigid_1el|$ladder_rigid"
+    "rigid-1el|rigid body under constant torque, one-element blocks (p = 1)|time elements|gen_rigid_1el|$ladder_rigid"
+    "rigid-free|torque-free rigid body, one-element blocks (p = 1)|time elements|gen_rigid_free|$ladder_rigid"
     "rigid-big|rigid body, blocks of 1000 elements (p = 1)|time elements|gen_rigid_big|$ladder_rigid"
     "pendulum|double pendulum (p = 2, blocks of 100)|time elements|gen_pendulum|$ladder_pend"
     "beam-stepper|planar beam, energy-momentum stepper|time steps|gen_beam_stepper|$ladder_beam"
