@@ -63,7 +63,7 @@ fn main() {
             solve_characteristics(beam, mesh, traj, &CharacteristicsSettings::default()).unwrap();
         let t_chars = t.elapsed().as_secs_f64();
         let t = Instant::now();
-        let warm = solve_inverse_from(beam, mesh, traj, newton, &chars.solution).unwrap();
+        let warm = solve_inverse_from(beam, mesh, traj, newton, chars.solution).unwrap();
         row(
             "characteristics",
             &warm,
@@ -81,7 +81,7 @@ fn main() {
         let coarse = solve_inverse(beam, &coarse_mesh, traj, newton).unwrap();
         let t_coarse = t.elapsed().as_secs_f64();
         let t = Instant::now();
-        let nested = solve_inverse_from(beam, mesh, traj, newton, &coarse).unwrap();
+        let nested = solve_inverse_from(beam, mesh, traj, newton, coarse.clone()).unwrap();
         row(
             &format!("coarse FEM ({} iterations)", coarse.newton.iterations),
             &nested,
@@ -100,7 +100,7 @@ fn main() {
         .unwrap();
         let t_cc = t.elapsed().as_secs_f64();
         let t = Instant::now();
-        let warm = solve_inverse_from(beam, mesh, traj, newton, &coarse_chars.solution).unwrap();
+        let warm = solve_inverse_from(beam, mesh, traj, newton, coarse_chars.solution).unwrap();
         row(
             "coarse characteristics",
             &warm,

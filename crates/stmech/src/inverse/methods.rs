@@ -133,10 +133,11 @@ pub fn solve_space_time(
     if let Ok(chars) =
         solve_characteristics(beam, mesh, trajectory, &CharacteristicsSettings::default())
     {
-        match solve_inverse_from(beam, mesh, trajectory, newton, &chars.solution) {
+        let march_seconds = chars.report.seconds;
+        match solve_inverse_from(beam, mesh, trajectory, newton, chars.solution) {
             Ok(mut sol) => {
                 sol.newton.start = NewtonStart::Characteristics;
-                sol.newton.start_seconds = chars.report.seconds;
+                sol.newton.start_seconds = march_seconds;
                 return Ok(sol);
             }
             Err(InverseError::NewtonFailed { .. } | InverseError::Element { .. }) => {}

@@ -1016,7 +1016,8 @@ pub fn solve_inverse(
     solve_inverse_unchecked(beam, mesh, trajectory, settings)
 }
 
-/// [`solve_inverse`] with Newton started from `start` instead of the rest state: a solution
+/// [`solve_inverse`] with Newton started from `start` instead of the rest state (consumed: it
+/// is dropped once the first iterate is built, before the Newton system is): a solution
 /// of the same problem on this mesh or on another mesh of the same domain (the method of
 /// characteristics on the same mesh, or the space-time FEM on a coarser one, nested
 /// iteration). `x` and `v` are interpolated bilinearly to the nodes
@@ -1027,7 +1028,7 @@ pub fn solve_inverse_from(
     mesh: &SpaceTimeMesh,
     trajectory: &dyn TipTrajectory,
     settings: &NewtonSettings,
-    start: &SpaceTimeSolution,
+    start: SpaceTimeSolution,
 ) -> Result<SpaceTimeSolution, InverseError> {
     check_inverse(beam, mesh, trajectory)?;
     solve_inverse_started(beam, mesh, trajectory, settings, Some(start))
@@ -1081,17 +1082,19 @@ fn solve_inverse_started(
     mesh: &SpaceTimeMesh,
     trajectory: &dyn TipTrajectory,
     settings: &NewtonSettings,
-    start: Option<&SpaceTimeSolution>,
+    start: Option<SpaceTimeSolution>,
 ) -> Result<SpaceTimeSolution, InverseError> {
     validate_mesh(mesh)?;
     let asm = Assembly::new(*beam, *mesh, Mode::Inverse(trajectory))?;
-    let mut stage = inverse_stage(&asm, settings.linear_solver)?;
+    let given = start.is_some();
+    // the start is dropped here, before the linear solver's storage is allocated
     let guess = match start {
-        Some(start) => asm.guess_from(start),
+        Some(start) => asm.guess_from(&start),
         None => asm.initial_guess(),
     };
+    let mut stage = inverse_stage(&asm, settings.linear_solver)?;
     let (u, mut hist) = newton_generic(&asm, stage.as_mut(), settings, guess, asm.n)?;
-    if start.is_some() {
+    if given {
         hist.start = NewtonStart::Given;
     }
     Ok(asm.solution(&u, hist))
