@@ -267,7 +267,7 @@ pub enum NewtonStart {
     #[default]
     #[serde(rename = "rest")]
     Rest,
-    /// The method of characteristics on the same mesh
+    /// The method of characteristics on the mesh halved in `s` and `t`
     /// ([`solve_space_time`](super::methods::solve_space_time)).
     #[serde(rename = "characteristics")]
     Characteristics,
