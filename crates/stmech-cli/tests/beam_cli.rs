@@ -93,6 +93,7 @@ fn examples_check_and_run() {
         serde_json::from_str(&std::fs::read_to_string(dir.path().join("g/summary.json")).unwrap())
             .unwrap();
     assert_eq!(summary["results"]["method"], "space-time");
+    assert!(summary["output_wall_time_seconds"].as_f64().unwrap() > 0.0);
     let balance = summary["results"]["energy"]["balance_error_J"]
         .as_f64()
         .unwrap();

@@ -245,6 +245,9 @@ fn successful_run_writes_all_outputs() {
         serde_json::from_str(&std::fs::read_to_string(res.join("summary.json")).unwrap()).unwrap();
     assert_eq!(summary["status"], "ok");
     assert!(summary["newton"]["total_iterations"].as_u64().unwrap() >= 1);
+    // solve and output times, for benches/whole_run.sh
+    assert!(summary["wall_time_seconds"].as_f64().unwrap() > 0.0);
+    assert!(summary["output_wall_time_seconds"].as_f64().unwrap() > 0.0);
     assert!((summary["bodies"][0]["final_position"][1].as_f64().unwrap() - 20.0).abs() < 1e-9);
     assert_eq!(
         summary["scenario"]["input"]["method"]["elements_per_block"],
@@ -476,6 +479,9 @@ fn inverse_run_writes_outputs_and_bad_inputs_fail_cleanly() {
         serde_json::from_str(&std::fs::read_to_string(d.join("res/summary.json")).unwrap())
             .unwrap();
     assert_eq!(summary["newton"]["linear_solver"], "sideways");
+    // Newton starts from the characteristics' solution (issue 14)
+    assert_eq!(summary["newton"]["start"], "characteristics");
+    assert!(summary["output_wall_time_seconds"].as_f64().unwrap() > 0.0);
     assert!(
         summary["newton"]["linear_residual_relative"]
             .as_f64()
