@@ -855,6 +855,68 @@ vector = [1.0, 1.0, 1.0]
     }
 
     #[test]
+    fn element_blocks_match_a_linear_search() {
+        // blocks of 3, 1, 4, 1, 5 elements of h = 0.1 s, p = 2 (nodes every 0.05 s)
+        let sizes = [3usize, 1, 4, 1, 5];
+        let h = 0.1;
+        let mut blocks = Vec::new();
+        let mut t = 0.0;
+        for &n in &sizes {
+            blocks.push(crate::solve::BlockReport {
+                t_start: t,
+                t_end: t + n as f64 * h,
+                newton: Default::default(),
+            });
+            t += n as f64 * h;
+        }
+        let n_el: usize = sizes.iter().sum();
+        let traj = Trajectory {
+            n_q: 0,
+            n_lambda: 0,
+            order: 2,
+            times: (0..=2 * n_el).map(|k| k as f64 * 0.5 * h).collect(),
+            q: Vec::new(),
+            p: Vec::new(),
+            lambda: Vec::new(),
+            blocks,
+            method: String::new(),
+        };
+        let elements: Vec<ElementDiagnostics> = (0..n_el)
+            .map(|e| ElementDiagnostics {
+                t_start: e as f64 * h,
+                t_end: (e + 1) as f64 * h,
+                energy_start: e as f64,
+                energy_end: e as f64 + 0.5,
+                energy_mean: 0.0,
+                angular_momentum_mean: [0.0; 3],
+            })
+            .collect();
+        // the definition: the first block that contains the element's midpoint
+        let linear = |t: f64| {
+            traj.blocks
+                .iter()
+                .position(|b| t >= b.t_start && t <= b.t_end)
+                .unwrap_or(0)
+        };
+        let expected: Vec<usize> = elements
+            .iter()
+            .map(|d| linear(0.5 * (d.t_start + d.t_end)))
+            .collect();
+        assert_eq!(expected, [0, 0, 0, 1, 2, 2, 2, 2, 3, 4, 4, 4, 4, 4]);
+        assert_eq!(element_blocks(&traj, &elements), expected);
+        for k in 0..=20 {
+            let t = -0.1 + k as f64 * 0.08;
+            assert_eq!(block_of(&traj, t), linear(t), "t = {t}");
+        }
+        // largest spread of H at element ends within one block: block 4 (elements 9..13)
+        let summary = element_summary(&traj, &elements);
+        assert_eq!(
+            summary["max_within_one_block"]["energy_at_element_boundaries"],
+            4.5
+        );
+    }
+
+    #[test]
     fn failed_summary_has_history() {
         let (s, _) = run();
         let s = Scenario {
