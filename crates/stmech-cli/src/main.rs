@@ -23,6 +23,10 @@ use stmech::io::scenario::ScenarioError;
 #[derive(Parser, Debug)]
 #[command(name = "stmech", version, about = "Space-time Galerkin dynamics of rigid bodies", long_about = None)]
 struct Cli {
+    /// Threads for the parallel element assembly [default: all cores]; results are the same
+    /// to the bit for any number.
+    #[arg(long, global = true, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
+    threads: Option<u32>,
     #[command(subcommand)]
     command: Command,
 }
@@ -121,6 +125,12 @@ impl Failure {
 fn main() -> ExitCode {
     // clap exits with 2 on usage errors and 0 for --help/--version.
     let cli = Cli::parse();
+    if let Some(n) = cli.threads {
+        // fails only if the pool was built already, which nothing before this line does
+        let _ = rayon::ThreadPoolBuilder::new()
+            .num_threads(n as usize)
+            .build_global();
+    }
     let result = match cli.command {
         Command::Run {
             scenario,
