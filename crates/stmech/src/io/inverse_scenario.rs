@@ -386,7 +386,8 @@ impl InverseScenario {
         };
         let mut mesh = None;
         if let (Some((ns, nt)), true) = (mesh_counts, section_ok && length_ok && time_ok) {
-            let unknowns = (6 * (ns + 1) + 3) * nt;
+            // saturating: an automatic time mesh of a huge time span can be `usize::MAX`
+            let unknowns = (6 * ns.saturating_add(1) + 3).saturating_mul(nt);
             let limit = match newton.linear_solver {
                 LinearSolverKind::Sideways => MAX_UNKNOWNS,
                 LinearSolverKind::SparseLu => MAX_UNKNOWNS_SPARSE_LU,

@@ -13,14 +13,18 @@ use crate::beam::integrator::DynamicMethod;
 use crate::io::beam_scenario::{BeamAnalysis, BeamScenario};
 
 /// Bytes per dynamic step: the two CSV lines in memory (with `String` growth) (calibrated).
-const STEP_BYTES: f64 = 500.0;
+const STEP_BYTES: f64 = 230.0;
+/// Bytes of a beam run beyond [`BASE_BYTES`] (plot bitmaps, VTK writer) (calibrated).
+const BEAM_BASE_BYTES: f64 = 2.5e6;
 /// Bytes per unknown of one step's Newton system (matrix, factors, work vectors, model)
 /// (calibrated).
-const UNKNOWN_BYTES: f64 = 1500.0;
+const UNKNOWN_BYTES: f64 = 300.0;
 /// Bytes per stored node value of a static load step (state and residual history).
-const STATIC_VALUE_BYTES: f64 = 16.0;
+const STATIC_VALUE_BYTES: f64 = 5.0;
+/// Bytes per static load step beyond its state (calibrated).
+const STATIC_STEP_BYTES: f64 = 100.0;
 /// Bytes per snapshot node (VTK text and plot points).
-const SNAPSHOT_NODE_BYTES: f64 = 200.0;
+const SNAPSHOT_NODE_BYTES: f64 = 50.0;
 /// Output bytes per CSV row (tip and energy).
 const ROW_BYTES: f64 = 220.0;
 
@@ -35,7 +39,7 @@ pub(super) fn estimate(s: &BeamScenario) -> Estimate {
         BeamAnalysis::Static { steps } => (
             (steps as f64).max(1.0),
             1.0,
-            dofs * STATIC_VALUE_BYTES + STEP_BYTES,
+            dofs * STATIC_VALUE_BYTES + STATIC_STEP_BYTES,
             Driver {
                 field: "static.steps",
                 value: steps as f64,
@@ -64,11 +68,11 @@ pub(super) fn estimate(s: &BeamScenario) -> Estimate {
     let nonzeros = unknowns * (2.0 * bandwidth + 1.0) * levels;
     let system_bytes = unknowns * UNKNOWN_BYTES;
     let history_bytes = steps * per_step;
-    let peak = BASE_BYTES + system_bytes + history_bytes + snap_bytes;
+    let peak = BASE_BYTES + BEAM_BASE_BYTES + system_bytes + history_bytes + snap_bytes;
     let output = steps * ROW_BYTES + snapshots * nodes * 60.0 + 4.0 * 45e3 + 4e3;
     let driver = if history_bytes >= system_bytes + snap_bytes {
         Driver {
-            fixed_bytes: BASE_BYTES + system_bytes + snap_bytes,
+            fixed_bytes: BASE_BYTES + BEAM_BASE_BYTES + system_bytes + snap_bytes,
             ..driver_of
         }
     } else {
@@ -77,7 +81,7 @@ pub(super) fn estimate(s: &BeamScenario) -> Estimate {
             value: spec.elements as f64,
             direction: Direction::Reduce,
             exponent: 1.0,
-            fixed_bytes: BASE_BYTES + steps * STEP_BYTES,
+            fixed_bytes: BASE_BYTES + BEAM_BASE_BYTES + steps * STEP_BYTES,
         }
     };
     Estimate {

@@ -18,10 +18,18 @@ use crate::io::inverse_scenario::InverseScenario;
 
 /// Bytes per mesh node of the sideways space-time solve (calibrated).
 const SIDEWAYS_NODE_BYTES: f64 = 1800.0;
-/// Bytes per mesh node of the sparse-LU space-time solve, before the fill factor (calibrated).
-const SPARSE_NODE_BYTES: f64 = 3000.0;
+/// Sparse LU (faer, COLAMD): bytes ≈ `SPARSE_COEFF · nodes^SPARSE_EXPONENT`, the fill of the
+/// factors growing faster than the mesh (calibrated: 0.27 GB at 21 × 121 nodes, 1.55 GB at
+/// 41 × 241).
+const SPARSE_COEFF: f64 = 9.2e3;
+/// See [`SPARSE_COEFF`].
+const SPARSE_EXPONENT: f64 = 1.31;
 /// Bytes per node state of the characteristics march (calibrated).
-const CHAR_STATE_BYTES: f64 = 150.0;
+const CHAR_STATE_BYTES: f64 = 40.0;
+/// Bytes per mesh node of the characteristics' grid solution (calibrated).
+const CHAR_NODE_BYTES: f64 = 60.0;
+/// Bytes of the characteristics beyond [`BASE_BYTES`] (calibrated).
+const CHAR_BASE_BYTES: f64 = 2.5e6;
 /// Bytes per mesh node of the solution and post-processing (calibrated).
 const FIELD_NODE_BYTES: f64 = 150.0;
 /// Output bytes per time node (actuation CSV, energies) and per snapshot node (VTK).
@@ -63,26 +71,31 @@ fn method_cost(
                 (nodes * SIDEWAYS_NODE_BYTES + field, unknowns, nonzeros)
             }
             LinearSolverKind::SparseLu => {
-                let fill = unknowns.max(2.0).log2();
-                let nonzeros = 54.0 * unknowns * fill / 4.0;
-                (nodes * SPARSE_NODE_BYTES * fill / 12.0 + field, unknowns, nonzeros)
+                let bytes = SPARSE_COEFF * nodes.powf(SPARSE_EXPONENT);
+                // values and row indices of the factors
+                let nonzeros = bytes / 16.0;
+                (bytes + field, unknowns, nonzeros)
             }
         },
         InverseMethod::Characteristics => {
             let states = ns1 * extended_time_nodes(beam, mesh);
             // the marching system of one node is 6 × 6
-            (states * CHAR_STATE_BYTES + field, 6.0, 36.0)
+            let bytes = states * CHAR_STATE_BYTES + nodes * CHAR_NODE_BYTES + CHAR_BASE_BYTES;
+            (bytes, 6.0, 36.0)
         }
     }
 }
 
 fn driver(s: &InverseScenario, fixed: f64) -> Driver {
+    let sparse = s.method == InverseMethod::SpaceTime
+        && s.newton.linear_solver == LinearSolverKind::SparseLu;
+    let power = if sparse { SPARSE_EXPONENT } else { 1.0 };
     if s.mesh_auto {
         Driver {
             field: "mesh.resolution",
             value: s.mesh.elements_s as f64,
             direction: Direction::Reduce,
-            exponent: 2.0,
+            exponent: 2.0 * power,
             fixed_bytes: fixed,
         }
     } else if s.mesh.elements_t >= s.mesh.elements_s {
@@ -90,7 +103,7 @@ fn driver(s: &InverseScenario, fixed: f64) -> Driver {
             field: "mesh.elements_t",
             value: s.mesh.elements_t as f64,
             direction: Direction::Reduce,
-            exponent: 1.0,
+            exponent: power,
             fixed_bytes: fixed,
         }
     } else {
@@ -98,7 +111,7 @@ fn driver(s: &InverseScenario, fixed: f64) -> Driver {
             field: "mesh.elements_s",
             value: s.mesh.elements_s as f64,
             direction: Direction::Reduce,
-            exponent: 1.0,
+            exponent: power,
             fixed_bytes: fixed,
         }
     }

@@ -22,11 +22,15 @@ use std::fmt;
 
 /// Bytes of a process that has loaded a scenario and written a small result (binary, heap,
 /// plotting fonts): the constant term of every estimate.
-pub const BASE_BYTES: f64 = 6.0e6;
+pub const BASE_BYTES: f64 = 6.5e6;
 
 /// No estimate may exceed this (64 TiB), whatever `--max-memory` says: beyond it sizes
 /// computed from the input would overflow the address space (and, further on, `usize`).
 pub const HARD_CAP_BYTES: u64 = 1 << 46;
+
+/// Most elements of a forward beam (`beam.elements`): its model is built while the scenario
+/// is loaded, before any estimate.
+pub const MAX_BEAM_ELEMENTS: usize = 1_000_000;
 
 /// Default share of the available memory used as the limit.
 pub const DEFAULT_FRACTION: f64 = 0.5;

@@ -15,13 +15,14 @@ use crate::io::scenario::Scenario;
 use crate::model::ConstrainedSystem;
 use crate::solve::scheme::Method;
 
-/// Bytes per stored value of a time node beyond the trajectory itself (diagnostics, element
-/// diagnostics, plot series, CSV formatting), per trajectory value (calibrated).
-const NODE_BYTES_PER_VALUE: f64 = 8.0 * 2.0;
-/// Bytes per time node independent of the system size (diagnostics, plot points).
-const NODE_BYTES: f64 = 200.0;
+/// Bytes per time node of the post-processing (node and element diagnostics, plot series)
+/// (calibrated: 175 B for one body and for the double pendulum).
+const POST_NODE_BYTES: f64 = 175.0;
+/// Growth of the trajectory vectors of the one-step schemes (they grow by doubling; the
+/// space-time blocks reserve them exactly).
+const PUSH_GROWTH: f64 = 1.3;
 /// Bytes per time block: its Newton report and its share of `summary.json` (calibrated).
-const BLOCK_BYTES: f64 = 2200.0;
+const BLOCK_BYTES: f64 = 2100.0;
 /// Bytes per node-pair template entry of one element of a block: pattern, values, positions
 /// and LU factors (calibrated).
 const MATRIX_BYTES_PER_ENTRY: f64 = 20.0;
@@ -38,23 +39,24 @@ pub(super) fn estimate(s: &Scenario) -> Estimate {
     let template = node_pair_template(sys).len() as f64;
     let span = s.t_end - s.t_start;
     // (time nodes, blocks, elements per block, order)
-    let (nodes, blocks, n_el, order) = match &s.method {
+    let (nodes, blocks, n_el, order, growth) = match &s.method {
         Method::SpaceTime(p) => {
             let (o, e, b) = (p.order as f64, p.elements_per_block as f64, p.blocks as f64);
-            (b * e * o + 1.0, b, e, o)
+            (b * e * o + 1.0, b, e, o, 1.0)
         }
         Method::TimeStepping { step, .. } => {
             let steps = (span / step).ceil().max(1.0);
-            (steps + 1.0, 1.0, 1.0, 1.0)
+            (steps + 1.0, 1.0, 1.0, 1.0, PUSH_GROWTH)
         }
     };
     let unknowns = n_el * order * per_node;
     let nonzeros = n_el * (order + 1.0) * (order + 1.0) * template;
     let matrix_bytes = nonzeros * MATRIX_BYTES_PER_ENTRY;
-    let node_bytes = 8.0 * (1.0 + per_node) + NODE_BYTES_PER_VALUE * per_node + NODE_BYTES;
-    let traj_bytes = nodes * node_bytes;
+    let traj_bytes = nodes * 8.0 * (1.0 + per_node) * growth;
     let block_bytes = blocks * BLOCK_BYTES;
-    let peak = BASE_BYTES + traj_bytes + block_bytes + matrix_bytes;
+    // the block system is dropped before the post-processing starts
+    let post_bytes = nodes * POST_NODE_BYTES;
+    let peak = BASE_BYTES + traj_bytes + block_bytes + matrix_bytes.max(post_bytes);
     let columns = 1.0 + 2.0 * nq + 7.0 + nl;
     let output =
         nodes * columns * CELL_BYTES + nodes / order * 10.0 * CELL_BYTES + PLOT_BYTES + 4e3;
