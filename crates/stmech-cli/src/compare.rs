@@ -177,11 +177,7 @@ pub fn run(
         },
         None => crate::inverse_run::load_demo()?,
     };
-    crate::limits::gate(
-        &s.origin,
-        &stmech::resources::estimate_compare(&s),
-        limit,
-    )?;
+    crate::limits::gate(&s.origin, &stmech::resources::estimate_compare(&s), limit)?;
     let out = out.unwrap_or_else(|| {
         let stem = scenario
             .and_then(|p| p.file_stem())

@@ -155,19 +155,19 @@ fn main() -> ExitCode {
                     Ok(s)
                 })
                 .and_then(|s| match s {
-                AnyScenario::Multibody(s) => run::run(
-                    &s,
-                    &run::RunOptions {
-                        out,
-                        force,
-                        plots: s.plots && !no_plots,
-                    },
-                ),
-                AnyScenario::Beam(s) => beam_run::run(&s, &out, force, no_plots),
-                AnyScenario::BeamInverse(s) => {
-                    inverse_run::run(&s, out, force, s.plots && !no_plots)
-                }
-            })
+                    AnyScenario::Multibody(s) => run::run(
+                        &s,
+                        &run::RunOptions {
+                            out,
+                            force,
+                            plots: s.plots && !no_plots,
+                        },
+                    ),
+                    AnyScenario::Beam(s) => beam_run::run(&s, &out, force, no_plots),
+                    AnyScenario::BeamInverse(s) => {
+                        inverse_run::run(&s, out, force, s.plots && !no_plots)
+                    }
+                })
         }
         Command::Demo {
             out,

@@ -185,6 +185,15 @@ pub struct InverseScenario {
     pub echo: serde_json::Value,
 }
 
+/// A count as text; saturated or astronomically large counts in scientific notation.
+fn big(n: usize) -> String {
+    if n >= 1_000_000_000_000 {
+        format!("{:.1e}", n as f64)
+    } else {
+        n.to_string()
+    }
+}
+
 fn problem(field: &str, message: impl Into<String>) -> InputError {
     InputError::Invalid {
         field: field.into(),
@@ -395,7 +404,17 @@ impl InverseScenario {
             if unknowns > limit {
                 issues.push(problem(
                     "mesh",
-                    format!("{ns} × {nt} elements give {unknowns} unknowns, more than {limit} for the {:?} linear solver; use a coarser mesh", newton.linear_solver),
+                    format!(
+                        "{ns} × {} elements give {} unknowns, more than {limit} for the {:?} linear solver; use a coarser mesh{}",
+                        big(nt),
+                        big(unknowns),
+                        newton.linear_solver,
+                        if mesh_auto {
+                            " (the time mesh follows mesh.resolution and the time span: shorten [time] or reduce mesh.resolution)"
+                        } else {
+                            ""
+                        }
+                    ),
                 ));
             } else if let (Err(e), false, InverseMethod::SpaceTime) = (
                 mesh_ratio::check(&section, law, length, t1 - t0, ns, nt),

@@ -11,8 +11,8 @@
 //!   `n_t + n_s ⌈h_s / (c h_t)⌉ + 4` nodes long.
 
 use super::{BASE_BYTES, Direction, Driver, Estimate, sat};
-use crate::inverse::methods::InverseMethod;
 use crate::beam::section::ConstitutiveLaw;
+use crate::inverse::methods::InverseMethod;
 use crate::inverse::solver::{BeamModel, LinearSolverKind, SpaceTimeMesh};
 use crate::io::inverse_scenario::InverseScenario;
 
@@ -124,8 +124,7 @@ fn output_bytes(mesh: &SpaceTimeMesh) -> f64 {
 }
 
 pub(super) fn estimate(s: &InverseScenario, method: InverseMethod) -> Estimate {
-    let (bytes, unknowns, nonzeros) =
-        method_cost(method, s.newton.linear_solver, &s.beam, &s.mesh);
+    let (bytes, unknowns, nonzeros) = method_cost(method, s.newton.linear_solver, &s.beam, &s.mesh);
     let nt1 = s.mesh.elements_t as f64 + 1.0;
     Estimate {
         unknowns: sat(unknowns),
@@ -151,11 +150,9 @@ pub(super) fn estimate_compare(s: &InverseScenario) -> Estimate {
         method_cost(InverseMethod::Characteristics, solver, &s.beam, &s.mesh),
         method_cost(InverseMethod::Characteristics, solver, &s.beam, &fine),
     ];
-    let (bytes, unknowns, nonzeros) = costs
-        .iter()
-        .fold((0.0f64, 0.0f64, 0.0f64), |a, c| {
-            (a.0.max(c.0), a.1.max(c.1), a.2.max(c.2))
-        });
+    let (bytes, unknowns, nonzeros) = costs.iter().fold((0.0f64, 0.0f64, 0.0f64), |a, c| {
+        (a.0.max(c.0), a.1.max(c.1), a.2.max(c.2))
+    });
     let nt1 = s.mesh.elements_t as f64 + 1.0;
     Estimate {
         unknowns: sat(unknowns),

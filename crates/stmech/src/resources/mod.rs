@@ -16,8 +16,8 @@ mod beam;
 mod inverse;
 mod multibody;
 
-use crate::io::load::AnyScenario;
 use crate::io::inverse_scenario::InverseScenario;
+use crate::io::load::AnyScenario;
 use std::fmt;
 
 /// Bytes of a process that has loaded a scenario and written a small result (binary, heap,
@@ -97,6 +97,17 @@ pub struct Estimate {
     pub driver: Driver,
 }
 
+/// Capacity to reserve for `a × b` elements: the product if it is modest, else at most
+/// [`MAX_RESERVE`] (the vector then grows on demand). Validation bounds every size that
+/// reaches a solver; this keeps a `with_capacity` computed from input numbers from ever
+/// overflowing (a capacity-overflow panic) when a library caller skips validation.
+pub fn reserve(a: usize, b: usize) -> usize {
+    a.saturating_mul(b).min(MAX_RESERVE)
+}
+
+/// Largest number of elements [`reserve`] hands to `with_capacity` (2²⁸).
+pub const MAX_RESERVE: usize = 1 << 28;
+
 /// Saturating conversion of a non-negative estimate to `u64` (NaN counts as too large).
 pub(crate) fn sat(x: f64) -> u64 {
     if x.is_nan() {
@@ -143,9 +154,7 @@ impl MemoryLimit {
         let available = std::fs::read_to_string("/proc/meminfo")
             .ok()
             .and_then(|t| mem_available(&t));
-        Self::Bytes(available.map_or(FALLBACK_LIMIT_BYTES, |b| {
-            sat(b as f64 * DEFAULT_FRACTION)
-        }))
+        Self::Bytes(available.map_or(FALLBACK_LIMIT_BYTES, |b| sat(b as f64 * DEFAULT_FRACTION)))
     }
 
     /// Parses `--max-memory`: a number of bytes with an optional binary unit `K`, `M`, `G`,
