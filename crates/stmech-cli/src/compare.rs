@@ -155,7 +155,12 @@ fn csv_field(text: &str) -> String {
 }
 
 /// Runs all methods on `scenario` (a beam-inverse file, or the built-in demo if `None`).
-pub fn run(scenario: Option<&Path>, out: Option<PathBuf>, force: bool) -> Result<(), Failure> {
+pub fn run(
+    scenario: Option<&Path>,
+    out: Option<PathBuf>,
+    force: bool,
+    limit: stmech::resources::MemoryLimit,
+) -> Result<(), Failure> {
     let s = match scenario {
         Some(p) => match stmech::io::load::load_path(p).map_err(crate::scenario_failure)? {
             stmech::io::load::AnyScenario::BeamInverse(s) => *s,
@@ -172,6 +177,7 @@ pub fn run(scenario: Option<&Path>, out: Option<PathBuf>, force: bool) -> Result
         },
         None => crate::inverse_run::load_demo()?,
     };
+    crate::limits::gate(&s.origin, &stmech::resources::estimate_compare(&s), limit)?;
     let out = out.unwrap_or_else(|| {
         let stem = scenario
             .and_then(|p| p.file_stem())

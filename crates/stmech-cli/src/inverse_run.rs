@@ -57,8 +57,14 @@ pub fn load_demo() -> Result<InverseScenario, Failure> {
 }
 
 /// Runs the built-in demo.
-pub fn run_demo(out: PathBuf, force: bool) -> Result<(), Failure> {
+pub fn run_demo(
+    out: PathBuf,
+    force: bool,
+    limit: stmech::resources::MemoryLimit,
+) -> Result<(), Failure> {
     let s = load_demo()?;
+    let est = stmech::resources::estimate_inverse(&s);
+    crate::limits::gate(DEMO_ORIGIN, &est, limit)?;
     let plots = s.plots;
     run(&s, out, force, plots)
 }

@@ -8,6 +8,7 @@ mod compare;
 mod conditioning;
 mod convergence;
 mod inverse_run;
+mod limits;
 mod plots;
 mod progress;
 mod run;
@@ -19,6 +20,7 @@ use std::process::ExitCode;
 use stmech::io::load::AnyScenario;
 use stmech::io::output::{OutputDir, TargetState};
 use stmech::io::scenario::ScenarioError;
+use stmech::resources::{MemoryLimit, estimate};
 
 #[derive(Parser, Debug)]
 #[command(name = "stmech", version, about = "Space-time Galerkin dynamics of rigid bodies", long_about = None)]
@@ -46,6 +48,10 @@ enum Command {
         /// Do not draw PNG plots (overrides `[output] plots`).
         #[arg(long)]
         no_plots: bool,
+        /// Refuse a problem whose estimated peak memory exceeds SIZE (e.g. 500M, 2G, 1.5GiB;
+        /// `none` for no limit) [default: half of the available memory].
+        #[arg(long, value_name = "SIZE", value_parser = limits::parse_max_memory)]
+        max_memory: Option<MemoryLimit>,
     },
     /// Run the built-in demo (examples/beam_inverse/example_3_2.toml: [I] Example 3.2).
     Demo {
@@ -55,6 +61,10 @@ enum Command {
         /// Replace an existing output directory.
         #[arg(long)]
         force: bool,
+        /// Refuse a problem whose estimated peak memory exceeds SIZE (e.g. 500M, 2G, 1.5GiB;
+        /// `none` for no limit) [default: half of the available memory].
+        #[arg(long, value_name = "SIZE", value_parser = limits::parse_max_memory)]
+        max_memory: Option<MemoryLimit>,
     },
     /// Convergence study of [P, Fig. 2]: error of Eq. (26) against the step size for every
     /// time discretisation (constant-torque example), with a log-log plot.
@@ -87,6 +97,10 @@ enum Command {
         /// Replace an existing output directory.
         #[arg(long)]
         force: bool,
+        /// Refuse a problem whose estimated peak memory exceeds SIZE (e.g. 500M, 2G, 1.5GiB;
+        /// `none` for no limit) [default: half of the available memory].
+        #[arg(long, value_name = "SIZE", value_parser = limits::parse_max_memory)]
+        max_memory: Option<MemoryLimit>,
     },
     /// Validate scenario files without solving: print every problem (field path, line,
     /// remedy) and check that the default output directory out/<stem> can be created.
@@ -94,6 +108,10 @@ enum Command {
         /// Scenario files (TOML).
         #[arg(required = true)]
         scenarios: Vec<PathBuf>,
+        /// Refuse a problem whose estimated peak memory exceeds SIZE (e.g. 500M, 2G, 1.5GiB;
+        /// `none` for no limit) [default: half of the available memory].
+        #[arg(long, value_name = "SIZE", value_parser = limits::parse_max_memory)]
+        max_memory: Option<MemoryLimit>,
     },
 }
 
@@ -137,33 +155,54 @@ fn main() -> ExitCode {
             out,
             force,
             no_plots,
+            max_memory,
         } => {
             let out = out.unwrap_or_else(|| default_out(&scenario));
-            load(&scenario).and_then(|s| match s {
-                AnyScenario::Multibody(s) => run::run(
-                    &s,
-                    &run::RunOptions {
-                        out,
-                        force,
-                        plots: s.plots && !no_plots,
-                    },
-                ),
-                AnyScenario::Beam(s) => beam_run::run(&s, &out, force, no_plots),
-                AnyScenario::BeamInverse(s) => {
-                    inverse_run::run(&s, out, force, s.plots && !no_plots)
-                }
-            })
+            load(&scenario)
+                .and_then(|s| {
+                    let origin = scenario.display().to_string();
+                    limits::gate(&origin, &estimate(&s), limits::limit(max_memory))?;
+                    Ok(s)
+                })
+                .and_then(|s| match s {
+                    AnyScenario::Multibody(s) => run::run(
+                        &s,
+                        &run::RunOptions {
+                            out,
+                            force,
+                            plots: s.plots && !no_plots,
+                        },
+                    ),
+                    AnyScenario::Beam(s) => beam_run::run(&s, &out, force, no_plots),
+                    AnyScenario::BeamInverse(s) => {
+                        inverse_run::run(&s, out, force, s.plots && !no_plots)
+                    }
+                })
         }
-        Command::Demo { out, force } => inverse_run::run_demo(out, force),
+        Command::Demo {
+            out,
+            force,
+            max_memory,
+        } => inverse_run::run_demo(out, force, limits::limit(max_memory)),
         Command::Convergence { out, force } => convergence::run(&out, force),
         Command::Conditioning { out, force } => conditioning::run(&out, force),
         Command::Compare {
             scenario,
             out,
             force,
-        } => compare::run(scenario.as_deref(), out, force),
-        Command::Check { scenarios } => check(&scenarios),
+            max_memory,
+        } => compare::run(scenario.as_deref(), out, force, limits::limit(max_memory)),
+        Command::Check {
+            scenarios,
+            max_memory,
+        } => check(&scenarios, limits::limit(max_memory)),
     };
+    if std::env::var_os("STMECH_REPORT_PEAK_MEMORY").is_some() {
+        // measurement hook of scripts/memory_ladder.py and the estimate test
+        if let Some(b) = limits::peak_resident_bytes() {
+            eprintln!("stmech: peak resident memory {b} bytes");
+        }
+    }
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(f) => {
@@ -240,13 +279,22 @@ fn describe_scenario(s: &AnyScenario) -> String {
 /// Validates every file without solving: prints every problem of each (field path, line,
 /// remedy) and checks that `run` could create its default output directory. Fails with the
 /// code of the first bad file.
-fn check(paths: &[PathBuf]) -> Result<(), Failure> {
+fn check(paths: &[PathBuf], limit: MemoryLimit) -> Result<(), Failure> {
     let mut first_code = None;
     let mut n_bad = 0;
     for path in paths {
         let mut code = None;
         match load(path) {
-            Ok(s) => println!("{}", describe_scenario(&s)),
+            Ok(s) => {
+                let est = estimate(&s);
+                match limits::gate(&path.display().to_string(), &est, limit) {
+                    Ok(()) => println!("{}\n  {est}", describe_scenario(&s)),
+                    Err(f) => {
+                        eprintln!("error: {}", describe(&f.error));
+                        code = Some(f.code);
+                    }
+                }
+            }
             Err(f) => {
                 eprintln!("error: {}", describe(&f.error));
                 code = Some(f.code);

@@ -21,6 +21,7 @@ pub mod inverse;
 pub mod io;
 pub mod math;
 pub mod model;
+pub mod resources;
 pub mod solve;
 
 pub use error::Error;

@@ -80,7 +80,7 @@ pub fn solve_static(
     let n = model.n_dofs();
     let mut x = model.x_ref.clone();
     let mut r = vec![0.0; n];
-    let mut out = Vec::with_capacity(steps);
+    let mut out = Vec::with_capacity(crate::resources::reserve(steps, 1));
     for k in 1..=steps {
         let lambda = k as f64 / steps as f64;
         let lambda_prev = (k - 1) as f64 / steps as f64;

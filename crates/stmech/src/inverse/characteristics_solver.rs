@@ -390,12 +390,14 @@ pub fn solve_characteristics(
     let ht = mesh.ht();
     // Each line loses at most ceil(hs/(c ht)) nodes at the top of its domain of determinacy.
     let per_line = (hs / (speed_lower_bound(beam) * ht) * (1.0 + 1e-9)).ceil() as usize;
-    let n_ext = nt + ns * per_line + 4;
+    let n_ext = nt
+        .saturating_add(ns.saturating_mul(per_line))
+        .saturating_add(4);
     let t_of = |j: usize| mesh.t_start + j as f64 * ht;
 
     // tip line
     let sec = &beam.section;
-    let mut tip_line = Vec::with_capacity(n_ext + 1);
+    let mut tip_line = Vec::with_capacity(crate::resources::reserve(n_ext, 1));
     for j in 0..=n_ext {
         let t = t_of(j);
         let (g, gv) = (trajectory.pose(t), trajectory.velocity(t));
@@ -432,7 +434,7 @@ pub fn solve_characteristics(
             t_start: mesh.t_start,
             ht,
         };
-        let mut new_line: Vec<State> = Vec::with_capacity(tops[i] + 1);
+        let mut new_line: Vec<State> = Vec::with_capacity(crate::resources::reserve(tops[i], 1));
         for j in 0..=tops[i] {
             let prev = &view.states[j];
             // predictor: the previous line plus the s-increment at the previous time node
@@ -495,8 +497,8 @@ pub fn solve_characteristics(
 
     // grid solution on [t_start, t_end]
     let ns1 = ns + 1;
-    let mut x = Vec::with_capacity(ns1 * (nt + 1));
-    let mut v = Vec::with_capacity(ns1 * (nt + 1));
+    let mut x = Vec::with_capacity(crate::resources::reserve(ns1, nt.saturating_add(1)));
+    let mut v = Vec::with_capacity(crate::resources::reserve(ns1, nt.saturating_add(1)));
     for j in 0..=nt {
         for line in &lines {
             let q = &line[j];

@@ -825,8 +825,8 @@ impl<'a> Assembly<'a> {
     fn solution(&self, u: &[f64], newton: NewtonHistory) -> SpaceTimeSolution {
         let ns1 = self.ns1();
         let nt1 = self.mesh.elements_t + 1;
-        let mut x = Vec::with_capacity(ns1 * nt1);
-        let mut v = Vec::with_capacity(ns1 * nt1);
+        let mut x = Vec::with_capacity(crate::resources::reserve(ns1, nt1));
+        let mut v = Vec::with_capacity(crate::resources::reserve(ns1, nt1));
         for j in 0..nt1 {
             for i in 0..ns1 {
                 x.push([0, 1, 2].map(|c| self.node_value(u, i, j, c)));
@@ -906,7 +906,10 @@ impl CscStage {
             })
         };
         let pattern = CscPattern::from_entries(asm.n, || el_entries().chain(bnd.iter().copied()));
-        let mut el_pos = Vec::with_capacity(nes * net * N_DOF * N_DOF);
+        let mut el_pos = Vec::with_capacity(crate::resources::reserve(
+            nes.saturating_mul(net),
+            N_DOF * N_DOF,
+        ));
         for et in 0..net {
             for es in 0..nes {
                 let d = Assembly::element_dofs(ns1, es, et);

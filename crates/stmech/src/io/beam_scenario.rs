@@ -365,6 +365,17 @@ impl BeamScenario {
                 ),
             );
             1
+        } else if b.elements > crate::resources::MAX_BEAM_ELEMENTS as i64 {
+            // the model is built while loading: refuse before allocating per element
+            issues.push(
+                "beam.elements",
+                format!(
+                    "at most {} elements (got {}); use e.g. 10 to 1000",
+                    crate::resources::MAX_BEAM_ELEMENTS,
+                    b.elements
+                ),
+            );
+            1
         } else {
             b.elements as usize
         };

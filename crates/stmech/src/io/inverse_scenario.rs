@@ -185,6 +185,15 @@ pub struct InverseScenario {
     pub echo: serde_json::Value,
 }
 
+/// A count as text; saturated or astronomically large counts in scientific notation.
+fn big(n: usize) -> String {
+    if n >= 1_000_000_000_000 {
+        format!("{:.1e}", n as f64)
+    } else {
+        n.to_string()
+    }
+}
+
 fn problem(field: &str, message: impl Into<String>) -> InputError {
     InputError::Invalid {
         field: field.into(),
@@ -386,7 +395,8 @@ impl InverseScenario {
         };
         let mut mesh = None;
         if let (Some((ns, nt)), true) = (mesh_counts, section_ok && length_ok && time_ok) {
-            let unknowns = (6 * (ns + 1) + 3) * nt;
+            // saturating: an automatic time mesh of a huge time span can be `usize::MAX`
+            let unknowns = (6 * ns.saturating_add(1) + 3).saturating_mul(nt);
             let limit = match newton.linear_solver {
                 LinearSolverKind::Sideways => MAX_UNKNOWNS,
                 LinearSolverKind::SparseLu => MAX_UNKNOWNS_SPARSE_LU,
@@ -394,7 +404,17 @@ impl InverseScenario {
             if unknowns > limit {
                 issues.push(problem(
                     "mesh",
-                    format!("{ns} × {nt} elements give {unknowns} unknowns, more than {limit} for the {:?} linear solver; use a coarser mesh", newton.linear_solver),
+                    format!(
+                        "{ns} × {} elements give {} unknowns, more than {limit} for the {:?} linear solver; use a coarser mesh{}",
+                        big(nt),
+                        big(unknowns),
+                        newton.linear_solver,
+                        if mesh_auto {
+                            " (the time mesh follows mesh.resolution and the time span: shorten [time] or reduce mesh.resolution)"
+                        } else {
+                            ""
+                        }
+                    ),
                 ));
             } else if let (Err(e), false, InverseMethod::SpaceTime) = (
                 mesh_ratio::check(&section, law, length, t1 - t0, ns, nt),

@@ -480,16 +480,20 @@ fn run_blocks<S: ConstrainedSystem + ?Sized, B: BlockForm>(
     let mut solver = NewtonSolver::new(LinearSolver::for_pattern(form.pattern().clone())?);
     let mut x = vec![0.0; form.pattern().n];
     let (mut qs, mut ps) = (q0.to_vec(), p0.to_vec());
-    let total_nodes = params.blocks * (n_nodes - 1) + 1;
+    let total_nodes = params
+        .blocks
+        .saturating_mul(n_nodes.saturating_sub(1))
+        .saturating_add(1);
+    let reserve = crate::resources::reserve;
     let mut traj = Trajectory {
         n_q: nq,
         n_lambda: nl,
         order: params.order,
-        times: Vec::with_capacity(total_nodes),
-        q: Vec::with_capacity(total_nodes * nq),
-        p: Vec::with_capacity(total_nodes * nq),
-        lambda: Vec::with_capacity(total_nodes * nl),
-        blocks: Vec::with_capacity(params.blocks),
+        times: Vec::with_capacity(reserve(total_nodes, 1)),
+        q: Vec::with_capacity(reserve(total_nodes, nq)),
+        p: Vec::with_capacity(reserve(total_nodes, nq)),
+        lambda: Vec::with_capacity(reserve(total_nodes, nl)),
+        blocks: Vec::with_capacity(reserve(params.blocks, 1)),
         method,
     };
     for b in 0..params.blocks {

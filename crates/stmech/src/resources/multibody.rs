@@ -1,0 +1,109 @@
+//! Rigid bodies and joints: space-time blocks and one-step schemes.
+//!
+//! What `stmech run` holds at its peak:
+//! * the trajectory: `times`, `q`, `p`, `λ` at every time node (`1 + 2 n_q + n_λ` values);
+//! * per node the diagnostics (energies, momentum, `|Φ|`), per element the element
+//!   diagnostics, and the plotted series;
+//! * per block its Newton report (residual history), in memory and in `summary.json`;
+//! * one block's Newton system: `n_el · p` nodes of `2 n_q + n_λ` unknowns, a pattern of
+//!   `(p + 1)²` node-pair templates per element, its values and the LU factors (banded, dense
+//!   or sparse with fill).
+
+use super::{BASE_BYTES, Direction, Driver, Estimate, sat};
+use crate::discretize::pattern::node_pair_template;
+use crate::io::scenario::Scenario;
+use crate::model::ConstrainedSystem;
+use crate::solve::scheme::Method;
+
+/// Bytes per time node of the post-processing (node and element diagnostics, plot series)
+/// (calibrated: 175 B for one body and for the double pendulum).
+const POST_NODE_BYTES: f64 = 175.0;
+/// Growth of the trajectory vectors of the one-step schemes (they grow by doubling; the
+/// space-time blocks reserve them exactly).
+const PUSH_GROWTH: f64 = 1.3;
+/// Bytes per time block: its Newton report and its share of `summary.json` (calibrated).
+const BLOCK_BYTES: f64 = 2100.0;
+/// Bytes per node-pair template entry of one element of a block: pattern, values, positions
+/// and LU factors (calibrated).
+const MATRIX_BYTES_PER_ENTRY: f64 = 20.0;
+/// Output characters per CSV cell.
+const CELL_BYTES: f64 = 24.0;
+/// PNG plots of a multibody run (about 45 kB each).
+const PLOT_BYTES: f64 = 10.0 * 45e3;
+
+pub(super) fn estimate(s: &Scenario) -> Estimate {
+    let sys = &s.system;
+    let (nq, nl) = (sys.n_q() as f64, sys.n_lambda() as f64);
+    let n_bodies = sys.bodies().len() as f64;
+    let per_node = 2.0 * nq + nl;
+    let template = node_pair_template(sys).len() as f64;
+    let span = s.t_end - s.t_start;
+    // (time nodes, blocks, elements per block, order)
+    let (nodes, blocks, n_el, order, growth) = match &s.method {
+        Method::SpaceTime(p) => {
+            let (o, e, b) = (p.order as f64, p.elements_per_block as f64, p.blocks as f64);
+            (b * e * o + 1.0, b, e, o, 1.0)
+        }
+        Method::TimeStepping { step, .. } => {
+            let steps = (span / step).ceil().max(1.0);
+            (steps + 1.0, 1.0, 1.0, 1.0, PUSH_GROWTH)
+        }
+    };
+    let unknowns = n_el * order * per_node;
+    let nonzeros = n_el * (order + 1.0) * (order + 1.0) * template;
+    let matrix_bytes = nonzeros * MATRIX_BYTES_PER_ENTRY;
+    let traj_bytes = nodes * 8.0 * (1.0 + per_node) * growth;
+    let block_bytes = blocks * BLOCK_BYTES;
+    // the block system is dropped before the post-processing starts
+    let post_bytes = nodes * POST_NODE_BYTES;
+    let peak = BASE_BYTES + traj_bytes + block_bytes + matrix_bytes.max(post_bytes);
+    let columns = 1.0 + 2.0 * nq + 7.0 + nl;
+    let output =
+        nodes * columns * CELL_BYTES + nodes / order * 10.0 * CELL_BYTES + PLOT_BYTES + 4e3;
+    let driver = if n_bodies >= 100.0 && n_bodies * 12.0 > nodes {
+        Driver {
+            field: "bodies",
+            value: n_bodies,
+            direction: Direction::Reduce,
+            exponent: 1.0,
+            fixed_bytes: BASE_BYTES + block_bytes,
+        }
+    } else {
+        match &s.method {
+            Method::SpaceTime(p) => {
+                if blocks * BLOCK_BYTES + traj_bytes >= matrix_bytes && blocks >= n_el {
+                    Driver {
+                        field: "method.blocks",
+                        value: p.blocks as f64,
+                        direction: Direction::Reduce,
+                        exponent: 1.0,
+                        fixed_bytes: BASE_BYTES + matrix_bytes,
+                    }
+                } else {
+                    Driver {
+                        field: "method.elements_per_block",
+                        value: p.elements_per_block as f64,
+                        direction: Direction::Reduce,
+                        exponent: 1.0,
+                        fixed_bytes: BASE_BYTES + block_bytes,
+                    }
+                }
+            }
+            Method::TimeStepping { step, .. } => Driver {
+                field: "method.step",
+                value: *step,
+                direction: Direction::Raise,
+                exponent: 1.0,
+                fixed_bytes: BASE_BYTES + block_bytes + matrix_bytes,
+            },
+        }
+    };
+    Estimate {
+        unknowns: sat(unknowns),
+        nonzeros: sat(nonzeros),
+        time_nodes: sat(nodes),
+        peak_bytes: sat(peak),
+        output_bytes: sat(output),
+        driver,
+    }
+}
