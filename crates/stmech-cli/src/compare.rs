@@ -10,11 +10,11 @@
 //! `s` and `t` (second order: its own error is about 1/16 of that on the scenario mesh).
 
 use crate::Failure;
+use crate::inverse_run::{GOAL_NOT_REACHED, Verification, servo_residual, verify};
 use crate::plots::Series;
 use serde_json::json;
 use std::path::{Path, PathBuf};
 use stmech::inverse::sequential::{SequentialSettings, solve_sequential};
-use crate::inverse_run::{GOAL_NOT_REACHED, Verification, servo_residual, verify};
 use stmech::inverse::{
     CharacteristicsSettings, InverseMethod, SpaceTimeMesh, solve_characteristics, solve_with,
 };
@@ -48,8 +48,12 @@ impl Row {
         if self.status != "ok" {
             return self;
         }
-        let samples: Vec<(f64, [f64; 3])> =
-            self.t.iter().copied().zip(self.actuation.iter().copied()).collect();
+        let samples: Vec<(f64, [f64; 3])> = self
+            .t
+            .iter()
+            .copied()
+            .zip(self.actuation.iter().copied())
+            .collect();
         let v = verify(s, &samples);
         if let Some(msg) = v.failure() {
             self.status = GOAL_NOT_REACHED.into();
@@ -156,7 +160,7 @@ fn sequential_row(s: &InverseScenario) -> Row {
                 t: run.t,
                 actuation: run.actuation,
                 servo: None,
-            verification: None,
+                verification: None,
                 note,
             }
         }

@@ -310,9 +310,9 @@ impl Verification {
                 r.max_angle_error_time_s,
                 tol.angle_rad
             )),
-            Self::Failed(e, _) => Some(format!(
-                "the result does not reach its goal: {e}. {REMEDY}"
-            )),
+            Self::Failed(e, _) => {
+                Some(format!("the result does not reach its goal: {e}. {REMEDY}"))
+            }
             _ => None,
         }
     }
@@ -334,7 +334,11 @@ impl Verification {
                 r.max_angle_error_rad,
                 r.max_angle_error_time_s,
                 tol.angle_rad,
-                if r.within(tol) { "" } else { ": GOAL NOT REACHED" }
+                if r.within(tol) {
+                    ""
+                } else {
+                    ": GOAL NOT REACHED"
+                }
             ),
             Self::Failed(e, _) => format!("tip tracking (closed loop): FAILED: {e}"),
             Self::Skipped(why) => format!("tip tracking (closed loop): not verified: {why}"),
@@ -343,9 +347,8 @@ impl Verification {
 
     /// `summary.json`'s `tip_tracking`.
     pub(crate) fn to_json(&self) -> serde_json::Value {
-        let tol = |t: &TrackingTolerance| {
-            json!({ "position_m": t.position_m, "angle_rad": t.angle_rad })
-        };
+        let tol =
+            |t: &TrackingTolerance| json!({ "position_m": t.position_m, "angle_rad": t.angle_rad });
         let what = "largest deviation of the tip from the prescribed path when the computed \
                     actuation drives the forward beam model (energy-momentum stepper) on a \
                     finer discretisation";

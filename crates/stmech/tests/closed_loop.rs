@@ -25,8 +25,15 @@ fn closed_loop_deviation(law: ConstitutiveLaw, elements_s: usize) -> ([f64; 2], 
     let mesh = SpaceTimeMesh::auto(&beam, 0.0, 6.0, elements_s);
     let sol = solve_inverse(&beam, &mesh, &gamma, &NewtonSettings::default())
         .expect("inverse problem solves");
-    let r = closed_loop(&beam, &gamma, 0.0, 6.0, &sol.actuation_samples(), &TABLE_FORWARD)
-        .expect("forward run converges");
+    let r = closed_loop(
+        &beam,
+        &gamma,
+        0.0,
+        6.0,
+        &sol.actuation_samples(),
+        &TABLE_FORWARD,
+    )
+    .expect("forward run converges");
     ([r.max_position_error_m, r.max_angle_error_rad], sol.hs())
 }
 
@@ -84,8 +91,15 @@ fn automatic_forward_discretisation_matches_table() {
                 ..disc
             }
         };
-        let table =
-            closed_loop(&beam, &gamma, 0.0, 6.0, &sol.actuation_samples(), &reference).unwrap();
+        let table = closed_loop(
+            &beam,
+            &gamma,
+            0.0,
+            6.0,
+            &sol.actuation_samples(),
+            &reference,
+        )
+        .unwrap();
         eprintln!(
             "{ns} x {}: solve {solve:.3} s; auto {disc:?}: {:.3e} m at t = {:.3} s, {:.3e} rad at \
              t = {:.3} s, {} steps, {:.3} s; reference: {:.3e} m, {:.3e} rad, {:.3} s",

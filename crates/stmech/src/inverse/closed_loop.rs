@@ -144,7 +144,9 @@ impl ClosedLoopReport {
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum ClosedLoopError {
     /// The forward beam model has no tip mass.
-    #[error("the forward beam model has no tip mass: closed-loop verification is not available for beam.tip")]
+    #[error(
+        "the forward beam model has no tip mass: closed-loop verification is not available for beam.tip"
+    )]
     TipMass,
     /// The actuation is not finite.
     #[error("the actuation is not finite at t = {time} s")]
@@ -237,13 +239,15 @@ pub fn closed_loop(
         max_iterations: 25,
     };
     let v0 = vec![0.0; model.n_dofs()];
-    let mut stepper = EnergyMomentumStepper::new(&model, &model.x_ref, &v0, t_start, disc.dt, newton)
-        .map_err(|source| ClosedLoopError::Forward {
-            time: t_start,
-            position: 0.0,
-            angle: 0.0,
-            source,
-        })?;
+    let mut stepper =
+        EnergyMomentumStepper::new(&model, &model.x_ref, &v0, t_start, disc.dt, newton).map_err(
+            |source| ClosedLoopError::Forward {
+                time: t_start,
+                position: 0.0,
+                angle: 0.0,
+                source,
+            },
+        )?;
     let mut worst = [0.0f64; 2];
     let mut when = [t_start; 2];
     let mut steps = 0usize;
@@ -254,8 +258,9 @@ pub fn closed_loop(
         let d = [(x[0] - g[0]).hypot(x[1] - g[1]), (x[2] - g[2]).abs()];
         for k in 0..2 {
             // a NaN deviation counts as the worst
-            if !(d[k] <= worst[k]) {
-                worst[k] = if d[k].is_nan() { f64::INFINITY } else { d[k] };
+            let dk = if d[k].is_nan() { f64::INFINITY } else { d[k] };
+            if dk > worst[k] {
+                worst[k] = dk;
                 when[k] = s.time();
             }
         }

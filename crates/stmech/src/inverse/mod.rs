@@ -23,8 +23,8 @@
 //! `[I]` Eq. 3.
 
 pub mod characteristics;
-pub mod closed_loop;
 pub mod characteristics_solver;
+pub mod closed_loop;
 pub mod element;
 pub mod mesh_ratio;
 pub mod methods;

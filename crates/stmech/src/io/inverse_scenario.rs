@@ -575,8 +575,16 @@ impl InverseScenario {
         if let Some(v) = &raw.verify {
             verify.closed_loop = v.closed_loop.unwrap_or(true);
             for (field, value, slot) in [
-                ("verify.position_tolerance", v.position_tolerance, &mut verify.position_tolerance),
-                ("verify.angle_tolerance", v.angle_tolerance, &mut verify.angle_tolerance),
+                (
+                    "verify.position_tolerance",
+                    v.position_tolerance,
+                    &mut verify.position_tolerance,
+                ),
+                (
+                    "verify.angle_tolerance",
+                    v.angle_tolerance,
+                    &mut verify.angle_tolerance,
+                ),
             ] {
                 match value {
                     Some(x) if !(x.is_finite() && x > 0.0) => issues.push(problem(
