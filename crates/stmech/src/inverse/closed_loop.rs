@@ -162,10 +162,13 @@ pub enum ClosedLoopError {
     Input(#[from] InputError),
     /// The forward run failed: the actuation drives the beam somewhere it cannot follow.
     #[error(
-        "the forward beam driven by the actuation failed at t = {time:.4} s ({source}); \
-         largest tip deviation until then {position:.3e} m, {angle:.3e} rad"
+        "the forward beam driven by the actuation cannot be followed past t = {time:.4} s \
+         ({reason}); largest tip deviation until then {position:.3e} m, {angle:.3e} rad"
     )]
     Forward {
+        /// The stepper's message without its remedy (which concerns the forward steps, not
+        /// the user's input).
+        reason: String,
         /// Time reached.
         time: f64,
         /// Position deviation until then (m).
@@ -245,6 +248,7 @@ pub fn closed_loop(
                 time: t_start,
                 position: 0.0,
                 angle: 0.0,
+                reason: reason(&source),
                 source,
             },
         )?;
@@ -270,6 +274,7 @@ pub fn closed_loop(
             time: stepper.time(),
             position: worst[0],
             angle: worst[1],
+            reason: reason(&source),
             source,
         });
     }
@@ -282,4 +287,13 @@ pub fn closed_loop(
         steps,
         seconds: started.elapsed().as_secs_f64(),
     })
+}
+
+/// The stepper's message up to its remedy.
+fn reason(e: &SolveError) -> String {
+    let text = e.to_string();
+    match text.find(" Remedy:") {
+        Some(k) => text[..k].trim_end_matches('.').to_owned(),
+        None => text,
+    }
 }
