@@ -10,13 +10,13 @@
 //! `s` and `t` (second order: its own error is about 1/16 of that on the scenario mesh).
 
 use crate::Failure;
+use crate::inverse_run::{GOAL_NOT_REACHED, Verification, servo_residual, verify};
 use crate::plots::Series;
 use serde_json::json;
 use std::path::{Path, PathBuf};
 use stmech::inverse::sequential::{SequentialSettings, solve_sequential};
 use stmech::inverse::{
-    CharacteristicsSettings, InverseMethod, SpaceTimeMesh, SpaceTimeSolution,
-    solve_characteristics, solve_with,
+    CharacteristicsSettings, InverseMethod, SpaceTimeMesh, solve_characteristics, solve_with,
 };
 use stmech::io::inverse_scenario::InverseScenario;
 use stmech::io::output::OutputDir;
@@ -29,8 +29,39 @@ struct Row {
     grid: String,
     t: Vec<f64>,
     actuation: Vec<[f64; 3]>,
-    tip_error: Option<f64>,
+    /// Servo residual at the nodes (m, rad), space-time and characteristics only.
+    servo: Option<[f64; 2]>,
+    /// Closed-loop verification (methods that produced an actuation).
+    verification: Option<Verification>,
     note: String,
+}
+
+impl Row {
+    /// Whether the method produced an actuation (failed rows have no results to print).
+    fn solved(&self) -> bool {
+        self.status == "ok" || self.status == GOAL_NOT_REACHED
+    }
+
+    /// Replays the actuation in the forward model; a result off its path becomes
+    /// `goal-not-reached`.
+    fn verify(mut self, s: &InverseScenario) -> Self {
+        if self.status != "ok" {
+            return self;
+        }
+        let samples: Vec<(f64, [f64; 3])> = self
+            .t
+            .iter()
+            .copied()
+            .zip(self.actuation.iter().copied())
+            .collect();
+        let v = verify(s, &samples);
+        if let Some(msg) = v.failure() {
+            self.status = GOAL_NOT_REACHED.into();
+            self.note = format!("{msg} ({})", self.note);
+        }
+        self.verification = Some(v);
+        self
+    }
 }
 
 /// First and last time where `|F|` exceeds `rel` × its peak.
@@ -54,13 +85,6 @@ fn peaks(f: &[[f64; 3]]) -> [f64; 3] {
     p
 }
 
-fn tip_error(s: &InverseScenario, sol: &SpaceTimeSolution) -> f64 {
-    (0..sol.t.len()).fold(0.0f64, |m, j| {
-        let (a, b) = (sol.tip(j), s.trajectory.pose(sol.t[j]));
-        (0..3).fold(m, |m, c| m.max((a[c] - b[c]).abs()))
-    })
-}
-
 fn field_row(s: &InverseScenario, method: InverseMethod) -> Row {
     let grid = format!("{} x {}", s.mesh.elements_s, s.mesh.elements_t);
     match solve_with(method, &s.beam, &s.mesh, s.trajectory.as_ref(), &s.newton) {
@@ -80,7 +104,8 @@ fn field_row(s: &InverseScenario, method: InverseMethod) -> Row {
                 status: "ok".into(),
                 seconds: run.seconds,
                 grid,
-                tip_error: Some(tip_error(s, &run.solution)),
+                servo: Some(servo_residual(s, &run.solution)),
+                verification: None,
                 t: run.solution.t,
                 actuation: run.solution.actuation,
                 note,
@@ -93,7 +118,8 @@ fn field_row(s: &InverseScenario, method: InverseMethod) -> Row {
             grid,
             t: Vec::new(),
             actuation: Vec::new(),
-            tip_error: None,
+            servo: None,
+            verification: None,
             note: e.to_string(),
         },
     }
@@ -133,7 +159,8 @@ fn sequential_row(s: &InverseScenario) -> Row {
                 grid,
                 t: run.t,
                 actuation: run.actuation,
-                tip_error: None,
+                servo: None,
+                verification: None,
                 note,
             }
         }
@@ -144,7 +171,8 @@ fn sequential_row(s: &InverseScenario) -> Row {
             grid,
             t: Vec::new(),
             actuation: Vec::new(),
-            tip_error: None,
+            servo: None,
+            verification: None,
             note: e.to_string(),
         },
     }
@@ -207,9 +235,9 @@ pub fn run(
     .map(|c| c.solution);
 
     let rows = vec![
-        field_row(&s, InverseMethod::SpaceTime),
-        field_row(&s, InverseMethod::Characteristics),
-        sequential_row(&s),
+        field_row(&s, InverseMethod::SpaceTime).verify(&s),
+        field_row(&s, InverseMethod::Characteristics).verify(&s),
+        sequential_row(&s).verify(&s),
     ];
 
     let ref_peak = reference
@@ -217,56 +245,76 @@ pub fn run(
         .map(|r| peaks(&r.actuation).into_iter().fold(0.0, f64::max));
     let mut csv = String::from(
         "method,status,wall_time_s,grid,peak_abs_fx_N,peak_abs_fy_N,peak_abs_m_Nm,\
-         active_from_s,active_to_s,max_diff_to_reference,tip_error,note\n",
+         active_from_s,active_to_s,max_diff_to_reference,closed_loop_position_error_m,\
+         closed_loop_angle_error_rad,servo_residual_at_nodes_m,note\n",
     );
     let mut methods = Vec::new();
     let mut series = Vec::new();
     for row in &rows {
-        let p = peaks(&row.actuation);
-        let (a0, a1) = activity(&row.t, &row.actuation, 1e-3);
-        let diff = reference.as_ref().filter(|_| !row.t.is_empty()).map(|r| {
+        // a failed method has no results: its peaks, times and differences stay empty
+        let solved = row.solved();
+        let p = solved.then(|| peaks(&row.actuation));
+        let act = solved.then(|| activity(&row.t, &row.actuation, 1e-3));
+        let diff = reference.as_ref().filter(|_| solved).map(|r| {
             row.t.iter().zip(&row.actuation).fold(0.0f64, |m, (&t, f)| {
                 let g = r.actuation_at(t);
                 (0..3).fold(m, |m, c| m.max((f[c] - g[c]).abs()))
             })
         });
+        let cl = row.verification.as_ref().and_then(|v| v.report());
         let opt = |v: Option<f64>| v.map(|x| format!("{x:e}")).unwrap_or_default();
         csv.push_str(&format!(
-            "{},{},{:e},{},{:e},{:e},{:e},{},{},{},{},{}\n",
+            "{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
             row.method,
             csv_field(&row.status),
-            row.seconds,
+            opt(row.seconds.is_finite().then_some(row.seconds)),
             csv_field(&row.grid),
-            p[0],
-            p[1],
-            p[2],
-            a0,
-            a1,
+            opt(p.map(|p| p[0])),
+            opt(p.map(|p| p[1])),
+            opt(p.map(|p| p[2])),
+            act.map(|a| a.0.to_string()).unwrap_or_default(),
+            act.map(|a| a.1.to_string()).unwrap_or_default(),
             opt(diff),
-            opt(row.tip_error),
+            opt(cl.map(|r| r.max_position_error_m)),
+            opt(cl.map(|r| r.max_angle_error_rad)),
+            opt(row.servo.map(|r| r[0])),
             csv_field(&row.note)
         ));
-        println!(
-            "{:16} {:28} {:>9.4} s  peak |F| ({:.4}, {:.4}, {:.4})  diff to reference {}",
-            row.method,
-            row.status,
-            row.seconds,
-            p[0],
-            p[1],
-            p[2],
-            diff.map(|d| format!("{d:.3e}"))
-                .unwrap_or_else(|| "-".into())
-        );
+        match p {
+            Some(p) => println!(
+                "{:16} {:18} {:>9.4} s  peak |F| ({:.4}, {:.4}, {:.4})  diff to reference {}  \
+                 closed-loop tip error {}",
+                row.method,
+                row.status,
+                row.seconds,
+                p[0],
+                p[1],
+                p[2],
+                diff.map(|d| format!("{d:.3e}"))
+                    .unwrap_or_else(|| "-".into()),
+                match (cl, &row.verification) {
+                    (Some(r), _) => format!(
+                        "{:.3e} m, {:.3e} rad",
+                        r.max_position_error_m, r.max_angle_error_rad
+                    ),
+                    (None, Some(v)) => v.line(),
+                    (None, None) => "-".into(),
+                }
+            ),
+            None => println!("{:16} {}: {}", row.method, row.status, row.note),
+        }
         methods.push(json!({
             "method": row.method,
             "status": row.status,
             "wall_time_seconds": row.seconds,
             "grid": row.grid,
             "peak_abs_actuation": p,
-            "active_from": a0,
-            "active_to": a1,
+            "active_from": act.map(|a| a.0),
+            "active_to": act.map(|a| a.1),
             "max_difference_to_reference": diff,
-            "tip_error": row.tip_error,
+            "tip_tracking": row.verification.as_ref().map(|v| v.to_json()),
+            "servo_residual_at_nodes": row.servo.map(|r| json!({"max_position_m": r[0], "max_angle_rad": r[1]})),
+            "error": (!solved).then(|| row.note.clone()),
             "note": row.note,
         }));
         // the overlay: a diverging method is clipped at 3× the reference peak
@@ -300,6 +348,21 @@ pub fn run(
     if let Some(r) = ratio {
         println!("wall time space-time / characteristics: {r:.1}");
     }
+    // exit code: the two inverse methods stmech offers (`method =`) decide; the sequential
+    // baseline is shown for comparison and fails on most problems by design ([I] Sect. 2)
+    let offered: Vec<&Row> = rows.iter().filter(|r| r.method != "sequential").collect();
+    let n_unsolved = offered.iter().filter(|r| !r.solved()).count();
+    let n_short = offered
+        .iter()
+        .filter(|r| r.status == GOAL_NOT_REACHED)
+        .count();
+    let outcome = if n_unsolved == offered.len() {
+        "failed"
+    } else if n_unsolved + n_short > 0 {
+        GOAL_NOT_REACHED
+    } else {
+        "ok"
+    };
     crate::study::write(
         staging,
         crate::study::StudyOutput {
@@ -321,7 +384,37 @@ pub fn run(
                 "reference_available": reference.is_some(),
                 "methods": methods,
                 "wall_time_ratio_space_time_to_characteristics": ratio,
+                "status": outcome,
             }),
         },
-    )
+    )?;
+    let names = |pick: &dyn Fn(&Row) -> bool| {
+        offered
+            .iter()
+            .filter(|r| pick(r))
+            .map(|r| r.method.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    match outcome {
+        "ok" => Ok(()),
+        "failed" => Err(Failure::new(
+            Failure::SOLVER,
+            anyhow::anyhow!(
+                "every inverse method failed ({}); no actuation was computed (the rows of \
+                 compare.csv give each error)",
+                names(&|_| true)
+            ),
+        )),
+        _ => Err(Failure::new(
+            Failure::GOAL_NOT_REACHED,
+            anyhow::anyhow!(
+                "not every inverse method reached its goal: failed: [{}], tip off its path in \
+                 the closed loop: [{}] (the rows of compare.csv and summary.json give the \
+                 numbers; results are written)",
+                names(&|r| !r.solved()),
+                names(&|r| r.status == GOAL_NOT_REACHED)
+            ),
+        )),
+    }
 }

@@ -1,7 +1,9 @@
 //! `stmech`: run, check and demonstrate space-time simulations of rigid bodies.
 //!
 //! Exit codes (also in the README): 0 success, 2 invalid input (scenario or command line,
-//! output directory exists), 3 the solver did not converge, 4 I/O error.
+//! output directory exists), 3 the solver did not converge, 4 I/O error, 5 solved but the
+//! result fails its verification (an inverse solution whose tip does not follow the path in
+//! the closed loop; `compare` with a failed method; results are written and marked).
 
 mod beam_run;
 mod compare;
@@ -131,6 +133,8 @@ impl Failure {
     pub const SOLVER: u8 = 3;
     /// Reading or writing files failed.
     pub const IO: u8 = 4;
+    /// Solved, but the result fails its verification (results written, marked not ok).
+    pub const GOAL_NOT_REACHED: u8 = 5;
 
     fn new(code: u8, error: impl Into<anyhow::Error>) -> Self {
         Self {

@@ -24,6 +24,7 @@ use stmech::beam::dynamics::EnergyMomentumStepper;
 use stmech::beam::model::{BeamModel as ForwardBeam, BeamSpec, EndCondition, PointLoad};
 use stmech::beam::section::{ConstitutiveLaw, SectionProperties};
 use stmech::inverse::characteristics::CharacteristicAnalysis;
+use stmech::inverse::closed_loop::{ForwardDiscretisation, closed_loop};
 use stmech::inverse::sequential::{
     MassMatrix, SequentialSettings, iteration_matrix_condition, solve_sequential,
 };
@@ -260,43 +261,13 @@ fn characteristics_agree_with_fem_with_tip_mass_and_turned_base() {
 fn forward_deviation(law: ConstitutiveLaw, samples: &[(f64, [f64; 3])]) -> [f64; 2] {
     let beam = BeamModel::example_3_2(law);
     let gamma = RestToRestArc::example_3_2();
-    let times: Vec<f64> = samples.iter().map(|s| s.0).collect();
-    let table = |k: usize| TimeFunction::Table {
-        times: times.clone(),
-        values: samples.iter().map(|s| s.1[k]).collect(),
+    let disc = ForwardDiscretisation {
+        elements: 32,
+        order: 2,
+        dt: 4e-3,
     };
-    let mut spec = BeamSpec::cantilever(1.0, beam.section, 32, 2);
-    spec.law = law;
-    spec.start = EndCondition::Free;
-    spec.end = EndCondition::Free;
-    for (k, (force, moment)) in [([1.0, 0.0], 0.0), ([0.0, 1.0], 0.0), ([0.0, 0.0], 1.0)]
-        .into_iter()
-        .enumerate()
-    {
-        spec.point_loads.push(PointLoad {
-            node: 0,
-            force,
-            moment,
-            time_function: table(k),
-        });
-    }
-    let model = ForwardBeam::try_new(spec).unwrap();
-    let tip = model.tip_node();
-    let newton = NewtonParams {
-        tolerance: 1e-10,
-        max_iterations: 25,
-    };
-    let mut stepper = EnergyMomentumStepper::at_rest(&model, 4e-3, newton).unwrap();
-    let mut worst = [0.0f64; 2];
-    stepper
-        .run_until(6.0, |s| {
-            let x = s.node(tip);
-            let g = gamma.pose(s.time());
-            worst[0] = worst[0].max(((x[0] - g[0]).powi(2) + (x[1] - g[1]).powi(2)).sqrt());
-            worst[1] = worst[1].max((x[2] - g[2]).abs());
-        })
-        .expect("forward run converges");
-    worst
+    let r = closed_loop(&beam, &gamma, 0.0, 6.0, samples, &disc).expect("forward run converges");
+    [r.max_position_error_m, r.max_angle_error_rad]
 }
 
 #[test]

@@ -12,6 +12,8 @@
 //! * [`characteristics`]: characteristic speeds and compatibility relations at any state
 //!   (`[I]` Eq. 22-30); [`characteristics_solver`]: the inverse problem by sideways marching
 //!   along characteristics ([`solve_characteristics`]);
+//! * [`closed_loop`]: the computed actuation replayed in the forward beam model on a finer
+//!   discretisation: the tip's deviation from the path (the tracking figure of the CLI);
 //! * [`methods`]: [`InverseMethod`] and [`solve_with`], one entry point for both;
 //! * [`sequential`]: the sequential baseline of `[I]` Sect. 2 (finite elements in space, then
 //!   the DAE with the servo constraint, Eq. 21, by implicit Euler/BDF2).
@@ -22,6 +24,7 @@
 
 pub mod characteristics;
 pub mod characteristics_solver;
+pub mod closed_loop;
 pub mod element;
 pub mod mesh_ratio;
 pub mod methods;

@@ -67,6 +67,7 @@ struct Raw {
     mesh: RawMesh,
     newton: Option<RawNewton>,
     output: Option<RawOutput>,
+    verify: Option<RawVerify>,
 }
 
 #[derive(Deserialize)]
@@ -155,6 +156,14 @@ struct RawNewton {
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
+struct RawVerify {
+    closed_loop: Option<bool>,
+    position_tolerance: Option<f64>,
+    angle_tolerance: Option<f64>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 struct RawOutput {
     plots: Option<bool>,
 }
@@ -181,6 +190,8 @@ pub struct InverseScenario {
     pub newton: NewtonSettings,
     /// Draw PNG plots.
     pub plots: bool,
+    /// `[verify]`: closed-loop verification of the result.
+    pub verify: VerifySettings,
     /// The input as JSON, echoed into `summary.json`.
     pub echo: serde_json::Value,
 }
@@ -191,6 +202,49 @@ fn big(n: usize) -> String {
         format!("{:.1e}", n as f64)
     } else {
         n.to_string()
+    }
+}
+
+/// `[verify]`: replay the actuation in the forward beam model
+/// ([`crate::inverse::closed_loop`]) and compare the tip with the path.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
+pub struct VerifySettings {
+    /// `verify.closed_loop` (default true).
+    pub closed_loop: bool,
+    /// `verify.position_tolerance` (m); `None`: 5 % of the tip's travel.
+    pub position_tolerance: Option<f64>,
+    /// `verify.angle_tolerance` (rad); `None`: [`DEFAULT_ANGLE_RAD`](crate::inverse::closed_loop::DEFAULT_ANGLE_RAD).
+    pub angle_tolerance: Option<f64>,
+}
+
+impl Default for VerifySettings {
+    fn default() -> Self {
+        Self {
+            closed_loop: true,
+            position_tolerance: None,
+            angle_tolerance: None,
+        }
+    }
+}
+
+impl InverseScenario {
+    /// The tolerances of the closed-loop check (defaults filled in from the path).
+    pub fn tracking_tolerance(&self) -> crate::inverse::closed_loop::TrackingTolerance {
+        use crate::inverse::closed_loop::{
+            DEFAULT_ANGLE_RAD, DEFAULT_POSITION_FRACTION, TrackingTolerance,
+        };
+        let rel = TrackingTolerance::relative(
+            &self.beam,
+            self.trajectory.as_ref(),
+            self.mesh.t_start,
+            self.mesh.t_end,
+            DEFAULT_POSITION_FRACTION,
+            DEFAULT_ANGLE_RAD,
+        );
+        TrackingTolerance {
+            position_m: self.verify.position_tolerance.unwrap_or(rel.position_m),
+            angle_rad: self.verify.angle_tolerance.unwrap_or(rel.angle_rad),
+        }
     }
 }
 
@@ -537,6 +591,30 @@ impl InverseScenario {
             }
         }
         let plots = raw.output.and_then(|o| o.plots).unwrap_or(true);
+        let mut verify = VerifySettings::default();
+        if let Some(v) = &raw.verify {
+            verify.closed_loop = v.closed_loop.unwrap_or(true);
+            for (field, value, slot) in [
+                (
+                    "verify.position_tolerance",
+                    v.position_tolerance,
+                    &mut verify.position_tolerance,
+                ),
+                (
+                    "verify.angle_tolerance",
+                    v.angle_tolerance,
+                    &mut verify.angle_tolerance,
+                ),
+            ] {
+                match value {
+                    Some(x) if !(x.is_finite() && x > 0.0) => issues.push(problem(
+                        field,
+                        format!("must be finite and > 0, got {x}; leave it out for the default"),
+                    )),
+                    _ => *slot = value,
+                }
+            }
+        }
         match (issues.is_empty(), mesh, trajectory) {
             (true, Some(mesh), Some(trajectory)) => Ok(Self {
                 origin: origin.to_owned(),
@@ -548,6 +626,7 @@ impl InverseScenario {
                 trajectory,
                 newton,
                 plots,
+                verify,
                 echo: serde_json::to_value(&table).unwrap_or(serde_json::Value::Null),
             }),
             _ => Err(ScenarioError::Invalid {
