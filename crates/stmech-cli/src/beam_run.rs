@@ -18,16 +18,10 @@ use stmech::beam::space_time::{SpaceTimeSettings, SpaceTimeSolver};
 use stmech::beam::statics::solve_static;
 use stmech::error::SolveError;
 use stmech::io::beam_scenario::{BeamAnalysis, BeamScenario};
-use stmech::io::output::{OutputDir, OutputError, write_json};
+use stmech::io::output::{OutputDir, write_json};
 use stmech::io::vtk::{BeamSnapshot, write_series};
 
-fn out_fail(e: OutputError) -> Failure {
-    let code = match e {
-        OutputError::Exists(_) | OutputError::BadPath(_) => Failure::INPUT,
-        _ => Failure::IO,
-    };
-    Failure::new(code, e)
-}
+use crate::run::output_failure as out_fail;
 
 fn io_fail(e: impl Into<anyhow::Error>) -> Failure {
     Failure::new(Failure::IO, e)
@@ -80,7 +74,7 @@ pub fn run(sc: &BeamScenario, out: &Path, force: bool, no_plots: bool) -> Result
     let mut tip_csv = String::new();
     let mut energy_csv = String::new();
     let mut snaps = Vec::new();
-    eprintln!(
+    errln!(
         "stmech: {} (planar beam, {} unknowns)",
         sc.origin,
         model.n_dofs()
@@ -244,11 +238,11 @@ pub fn run(sc: &BeamScenario, out: &Path, force: bool, no_plots: bool) -> Result
     write_json(&dir.file("summary.json"), &summary).map_err(out_fail)?;
     files.push("summary.json");
     let out = dir.commit().map_err(out_fail)?;
-    println!("tip: {}", results["tip"]);
+    outln!("tip: {}", results["tip"]);
     if let Some(e) = results.get("energy") {
-        println!("energy: {e}");
+        outln!("energy: {e}");
     }
-    println!(
+    outln!(
         "wall time {:.3} s; output: {} ({})",
         started.elapsed().as_secs_f64(),
         out.display(),

@@ -213,8 +213,11 @@ pub fn run(
             .unwrap_or_else(|| "example_3_2".into());
         PathBuf::from("out").join(format!("compare-{stem}"))
     });
+    let mut inputs = s.input_files.clone();
+    inputs.extend(scenario.map(Path::to_path_buf));
+    stmech::io::output::refuse_inputs(&out, &inputs).map_err(crate::run::output_failure)?;
     let staging = OutputDir::prepare(&out, force).map_err(crate::run::output_failure)?;
-    eprintln!(
+    errln!(
         "stmech compare: {}",
         crate::inverse_run::describe(&s).trim_start_matches("ok: ")
     );
@@ -281,7 +284,7 @@ pub fn run(
             csv_field(&row.note)
         ));
         match p {
-            Some(p) => println!(
+            Some(p) => outln!(
                 "{:16} {:18} {:>9.4} s  peak |F| ({:.4}, {:.4}, {:.4})  diff to reference {}  \
                  closed-loop tip error {}",
                 row.method,
@@ -301,7 +304,7 @@ pub fn run(
                     (None, None) => "-".into(),
                 }
             ),
-            None => println!("{:16} {}: {}", row.method, row.status, row.note),
+            None => outln!("{:16} {}: {}", row.method, row.status, row.note),
         }
         methods.push(json!({
             "method": row.method,
@@ -346,7 +349,7 @@ pub fn run(
         .zip(time("characteristics"))
         .map(|(a, b)| a / b);
     if let Some(r) = ratio {
-        println!("wall time space-time / characteristics: {r:.1}");
+        outln!("wall time space-time / characteristics: {r:.1}");
     }
     // exit code: the two inverse methods stmech offers (`method =`) decide; the sequential
     // baseline is shown for comparison and fails on most problems by design ([I] Sect. 2)

@@ -56,7 +56,7 @@ pub fn run(out: &Path, force: bool) -> Result<(), Failure> {
             csv.push_str(&format!("{},{h:e},{c:e}\n", case.label()));
         }
         let s = crate::study::slope(&pts);
-        println!(
+        outln!(
             "{:45} cond {:?}  slope {s:.2}",
             case.label(),
             pts.iter()

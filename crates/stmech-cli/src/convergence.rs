@@ -115,7 +115,7 @@ pub fn run(out: &Path, force: bool) -> Result<(), Failure> {
             pts.push((h, e));
         }
         let s = crate::study::slope(&pts);
-        println!(
+        outln!(
             "{name:16} errors {:?} slope {s:.2}",
             pts.iter()
                 .map(|p| format!("{:.2e}", p.1))

@@ -15,7 +15,7 @@ use stmech::inverse::closed_loop::{
 use stmech::inverse::solver::solve_inverse_unchecked;
 use stmech::inverse::{InverseError, InverseMethod, MethodRun, SpaceTimeSolution, solve_with};
 use stmech::io::inverse_scenario::InverseScenario;
-use stmech::io::output::{OutputDir, OutputError, write_json};
+use stmech::io::output::{OutputDir, write_json};
 use stmech::io::vtk::write_series;
 
 /// Built-in demo: `[I]` Example 3.2.
@@ -23,13 +23,7 @@ pub const DEMO_SCENARIO: &str = include_str!("../../../examples/beam_inverse/exa
 /// Where the demo comes from.
 pub const DEMO_ORIGIN: &str = "examples/beam_inverse/example_3_2.toml (built in)";
 
-fn output_failure(e: OutputError) -> Failure {
-    let code = match e {
-        OutputError::Exists(_) | OutputError::BadPath(_) => Failure::INPUT,
-        _ => Failure::IO,
-    };
-    Failure::new(code, e)
-}
+use crate::run::output_failure;
 
 /// One line for `stmech check`.
 pub fn describe(s: &InverseScenario) -> String {
@@ -110,12 +104,12 @@ const VTK_FRAMES: usize = 200;
 pub fn run(s: &InverseScenario, out: PathBuf, force: bool, plots: bool) -> Result<(), Failure> {
     let started = Instant::now();
     let dir = OutputDir::prepare(&out, force).map_err(output_failure)?;
-    eprintln!("stmech: {}", describe(s).trim_start_matches("ok: "));
+    errln!("stmech: {}", describe(s).trim_start_matches("ok: "));
     let t = Instant::now();
     let result = if s.allow_unstable && s.method == InverseMethod::SpaceTime {
         let ratio = s.mesh_ratio();
         if !ratio.holds() {
-            eprintln!(
+            errln!(
                 "stmech: warning: mesh.allow_unstable = true and the mesh violates the sideways \
                  CFL condition (μ = {:.3} > 2): the actuation is unreliable",
                 ratio.courant
@@ -191,7 +185,7 @@ pub fn run(s: &InverseScenario, out: PathBuf, force: bool, plots: bool) -> Resul
     let out = dir.commit().map_err(output_failure)?;
     let p = &summary["actuation"];
     match &march {
-        None => println!(
+        None => outln!(
             "Newton (started from {}): {} iterations, residuals {}",
             sol.newton.start.name(),
             sol.newton.iterations,
@@ -202,7 +196,7 @@ pub fn run(s: &InverseScenario, out: PathBuf, force: bool, plots: bool) -> Resul
                 .collect::<Vec<_>>()
                 .join(" → ")
         ),
-        Some(m) => println!(
+        Some(m) => outln!(
             "characteristics: {} nodes marched, fixed-point iterations max {} (mean {:.2}), \
              characteristic speeds {:.4}..{:.4} m/s",
             m.nodes,
@@ -212,7 +206,7 @@ pub fn run(s: &InverseScenario, out: PathBuf, force: bool, plots: bool) -> Resul
             m.speed_range[1]
         ),
     }
-    println!(
+    outln!(
         "actuation (applied to the beam at s = 0): peak |f_x| = {:.4} N, |f_y| = {:.4} N, |m| = {:.4} N·m; active from t = {:.3} s to {:.3} s",
         p["peak_abs"][0].as_f64().unwrap_or(f64::NAN),
         p["peak_abs"][1].as_f64().unwrap_or(f64::NAN),
@@ -220,18 +214,19 @@ pub fn run(s: &InverseScenario, out: PathBuf, force: bool, plots: bool) -> Resul
         p["start_time"].as_f64().unwrap_or(f64::NAN),
         p["end_time"].as_f64().unwrap_or(f64::NAN),
     );
-    println!("{}", verification.line());
+    outln!("{}", verification.line());
     let servo = servo_residual(s, &sol);
-    println!(
+    outln!(
         "servo residual at the inverse mesh's nodes (|x(L, t_j) − γ(t_j)|, not the tracking \
          error): {:.1e} m, {:.1e} rad",
-        servo[0], servo[1]
+        servo[0],
+        servo[1]
     );
-    println!(
+    outln!(
         "wall time: {secs:.3} s solve, {:.3} s total",
         started.elapsed().as_secs_f64()
     );
-    println!("output: {} ({})", out.display(), files.join(", "));
+    outln!("output: {} ({})", out.display(), files.join(", "));
     match failed {
         None => Ok(()),
         Some(msg) => Err(Failure::new(

@@ -5,6 +5,9 @@
 //! result fails its verification (an inverse solution whose tip does not follow the path in
 //! the closed loop; `compare` with a failed method; results are written and marked).
 
+#[macro_use]
+mod console;
+
 mod beam_run;
 mod compare;
 mod conditioning;
@@ -166,6 +169,10 @@ fn main() -> ExitCode {
                 .and_then(|s| {
                     let origin = scenario.display().to_string();
                     limits::gate(&origin, &estimate(&s), limits::limit(max_memory))?;
+                    let mut inputs = s.input_files();
+                    inputs.push(scenario.clone());
+                    stmech::io::output::refuse_inputs(&out, &inputs)
+                        .map_err(run::output_failure)?;
                     Ok(s)
                 })
                 .and_then(|s| match s {
@@ -204,13 +211,13 @@ fn main() -> ExitCode {
     if std::env::var_os("STMECH_REPORT_PEAK_MEMORY").is_some() {
         // measurement hook of scripts/memory_ladder.py and the estimate test
         if let Some(b) = limits::peak_resident_bytes() {
-            eprintln!("stmech: peak resident memory {b} bytes");
+            errln!("stmech: peak resident memory {b} bytes");
         }
     }
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(f) => {
-            eprintln!("error: {}", describe(&f.error));
+            errln!("error: {}", describe(&f.error));
             ExitCode::from(f.code)
         }
     }
@@ -288,26 +295,32 @@ fn check(paths: &[PathBuf], limit: MemoryLimit) -> Result<(), Failure> {
     let mut n_bad = 0;
     for path in paths {
         let mut code = None;
+        let mut loaded_inputs = Vec::new();
         match load(path) {
             Ok(s) => {
+                loaded_inputs = s.input_files();
                 let est = estimate(&s);
                 match limits::gate(&path.display().to_string(), &est, limit) {
-                    Ok(()) => println!("{}\n  {est}", describe_scenario(&s)),
+                    Ok(()) => outln!("{}\n  {est}", describe_scenario(&s)),
                     Err(f) => {
-                        eprintln!("error: {}", describe(&f.error));
+                        errln!("error: {}", describe(&f.error));
                         code = Some(f.code);
                     }
                 }
             }
             Err(f) => {
-                eprintln!("error: {}", describe(&f.error));
+                errln!("error: {}", describe(&f.error));
                 code = Some(f.code);
             }
         }
         let out = default_out(path);
-        match OutputDir::check_target(&out) {
+        let mut inputs = loaded_inputs;
+        inputs.push(path.clone());
+        let target = stmech::io::output::refuse_inputs(&out, &inputs)
+            .and_then(|()| OutputDir::check_target(&out));
+        match target {
             Ok(TargetState::Creatable) => {}
-            Ok(TargetState::Exists) => eprintln!(
+            Ok(TargetState::Exists) => errln!(
                 "note: {}: the output directory {} exists; `stmech run` replaces it only with \
                  --force (or choose another with --out DIR)",
                 path.display(),
@@ -315,7 +328,7 @@ fn check(paths: &[PathBuf], limit: MemoryLimit) -> Result<(), Failure> {
             ),
             Err(e) => {
                 let f = run::output_failure(e);
-                eprintln!(
+                errln!(
                     "error: {}: `stmech run` could not write its results: {}",
                     path.display(),
                     describe(&f.error)

@@ -23,9 +23,10 @@ pub struct RunOptions {
 }
 
 pub(crate) fn output_failure(e: OutputError) -> Failure {
-    let code = match e {
-        OutputError::Exists(_) | OutputError::BadPath(_) => Failure::INPUT,
-        _ => Failure::IO,
+    let code = if e.is_input() {
+        Failure::INPUT
+    } else {
+        Failure::IO
     };
     Failure::new(code, e)
 }
@@ -35,7 +36,7 @@ pub fn run(scenario: &Scenario, opts: &RunOptions) -> Result<(), Failure> {
     let started = Instant::now();
     // Before solving: a result that cannot be saved should not cost a long solve first.
     let dir = OutputDir::prepare(&opts.out, opts.force).map_err(output_failure)?;
-    eprintln!(
+    errln!(
         "stmech: {} on t = [{}, {}] s with {}",
         scenario.origin,
         scenario.t_start,
@@ -185,13 +186,13 @@ fn print_summary(
     total_seconds: f64,
 ) {
     let q = traj.q_final();
-    println!("{}", traj.method);
+    outln!("{}", traj.method);
     for (b, body) in scenario.system.bodies().iter().enumerate() {
         let o = 12 * b;
-        println!("{} at t = {} s:", body.name, scenario.t_end);
-        println!("  reference point {} m", fmt_vec(&q[o..o + 3]));
+        outln!("{} at t = {} s:", body.name, scenario.t_end);
+        outln!("  reference point {} m", fmt_vec(&q[o..o + 3]));
         for i in 0..3 {
-            println!(
+            outln!(
                 "  d{} = {}",
                 i + 1,
                 fmt_vec(&q[o + 3 + 3 * i..o + 6 + 3 * i])
@@ -204,13 +205,13 @@ fn print_summary(
             .as_f64()
             .map_or_else(|| "n/a".to_owned(), |x| format!("{x:.3e}"))
     };
-    println!(
+    outln!(
         "Newton iterations: {} in {} block{}",
         traj.total_newton_iterations(),
         traj.blocks.len(),
         if traj.blocks.len() == 1 { "" } else { "s" }
     );
-    println!(
+    outln!(
         "max |Φ|: {} at element boundaries, {} inside elements; total energy drift {} J \
          at element boundaries ({} J over all nodes)",
         f(&["constraint_violation", "max_at_element_boundaries"]),
@@ -218,11 +219,11 @@ fn print_summary(
         f(&["conservation", "energy_at_element_boundaries_drift"]),
         f(&["drift", "total_energy"])
     );
-    println!(
+    outln!(
         "wall time: {:.3} s solve, {total_seconds:.3} s total",
         summary["wall_time_seconds"].as_f64().unwrap_or(0.0)
     );
     let mut files = vec!["trajectory.csv", "elements.csv", "summary.json"];
     files.extend_from_slice(plot_files);
-    println!("output: {} ({})", out.display(), files.join(", "));
+    outln!("output: {} ({})", out.display(), files.join(", "));
 }

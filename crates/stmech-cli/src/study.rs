@@ -64,6 +64,6 @@ pub fn write(staging: OutputDir, out: StudyOutput<'_>) -> Result<(), Failure> {
     .map_err(|e| Failure::new(Failure::IO, e))?;
     write_json(&staging.file("summary.json"), &out.summary).map_err(crate::run::output_failure)?;
     let dir = staging.commit().map_err(crate::run::output_failure)?;
-    println!("results in {}", dir.display());
+    outln!("results in {}", dir.display());
     Ok(())
 }

@@ -289,7 +289,9 @@ fn existing_output_directory_is_refused_before_solving() {
     std::fs::write(dir.path().join("mine/keep.txt"), "data").unwrap();
     let out = stmech(dir.path(), &["run", "s.toml", "--out", "mine"]);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
-    assert!(stderr(&out).contains("already exists"));
+    // a directory stmech did not write: refused, with or without --force
+    assert!(stderr(&out).contains("refusing to use"), "{}", stderr(&out));
+    assert!(stderr(&out).contains("manifest"), "{}", stderr(&out));
     assert_eq!(
         std::fs::read_to_string(dir.path().join("mine/keep.txt")).unwrap(),
         "data"

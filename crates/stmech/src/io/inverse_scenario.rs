@@ -194,6 +194,9 @@ pub struct InverseScenario {
     pub verify: VerifySettings,
     /// The input as JSON, echoed into `summary.json`.
     pub echo: serde_json::Value,
+    /// Files read besides the scenario (the trajectory CSV): an output directory must not
+    /// contain them.
+    pub input_files: Vec<std::path::PathBuf>,
 }
 
 /// A count as text; saturated or astronomically large counts in scientific notation.
@@ -288,6 +291,7 @@ impl InverseScenario {
         let ProblemKind::BeamInverse = raw.problem;
         let method = raw.method.unwrap_or_default();
         let mut issues: Vec<InputError> = Vec::new();
+        let mut input_files = Vec::new();
         let bad_nonfinite = |issues: &mut Vec<InputError>, field: &str, v: f64| {
             if !v.is_finite() {
                 issues.push(problem(field, format!("must be a finite number, got {v}")));
@@ -552,6 +556,7 @@ impl InverseScenario {
             }
             RawTrajectory::Csv { path } => {
                 let full = base_dir.join(path);
+                input_files.push(full.clone());
                 match CsvTrajectory::from_path(&full) {
                     Err(e) => {
                         issues.push(problem("trajectory.path", e.to_string()));
@@ -628,6 +633,7 @@ impl InverseScenario {
                 plots,
                 verify,
                 echo: serde_json::to_value(&table).unwrap_or(serde_json::Value::Null),
+                input_files,
             }),
             _ => Err(ScenarioError::Invalid {
                 origin: origin.to_owned(),

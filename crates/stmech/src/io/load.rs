@@ -62,6 +62,16 @@ pub enum AnyScenario {
     BeamInverse(Box<InverseScenario>),
 }
 
+impl AnyScenario {
+    /// Files the scenario reads besides itself (trajectory CSVs).
+    pub fn input_files(&self) -> Vec<std::path::PathBuf> {
+        match self {
+            Self::BeamInverse(s) => s.input_files.clone(),
+            Self::Multibody(_) | Self::Beam(_) => Vec::new(),
+        }
+    }
+}
+
 /// Reads a scenario file and validates it with [`load_text`]; a relative CSV trajectory path
 /// is resolved against the file's folder.
 pub fn load_path(path: &Path) -> Result<AnyScenario, ScenarioError> {

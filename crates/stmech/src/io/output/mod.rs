@@ -5,9 +5,10 @@
 //! * `summary.json`: input echo, method, final state, Newton statistics, drifts and status
 //!   ([`summary_ok`], [`summary_failed`]).
 //!
-//! Results are written into a staging directory `<out>.tmp-<pid>` beside `<out>` and renamed
-//! to `<out>` only when everything succeeded ([`OutputDir`]), so `<out>` never holds a
-//! half-written or failed run. Failed runs leave their summary in `<out>.failed`.
+//! Results are written into a staging directory `<out>.tmp-<pid>` beside `<out>` and swapped
+//! in only when everything succeeded ([`OutputDir`], module `dir`: the output-safety rules),
+//! so `<out>` never holds a half-written or failed run. Failed runs leave their summary in
+//! `<out>.failed`.
 //!
 //! Plotting is not done here: it belongs to front ends (the `stmech` CLI draws PNGs into
 //! [`OutputDir::path`] before committing).
@@ -21,41 +22,14 @@ use crate::solve::diagnostics::{
 };
 use serde_json::{Value, json};
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-/// Failure to prepare or write an output directory.
-#[derive(Debug, thiserror::Error)]
-pub enum OutputError {
-    /// The target exists and replacing it was not allowed.
-    #[error(
-        "output directory {} already exists; remove it, choose another directory (--out DIR), \
-         or replace it (--force)",
-        .0.display()
-    )]
-    Exists(PathBuf),
-    /// The target path cannot name a directory to create (e.g. `/` or `..`).
-    #[error("{} cannot be used as an output directory: give a path ending in a new directory name", .0.display())]
-    BadPath(PathBuf),
-    /// A file-system operation failed.
-    #[error("cannot {action} {}: {source}", path.display())]
-    Io {
-        /// What was attempted ("create directory", "write", "rename", ...).
-        action: &'static str,
-        /// The path it was attempted on.
-        path: PathBuf,
-        /// The I/O error.
-        source: std::io::Error,
-    },
-}
-
-fn io_err(action: &'static str, path: &Path) -> impl FnOnce(std::io::Error) -> OutputError {
-    let path = path.to_owned();
-    move |source| OutputError::Io {
-        action,
-        path,
-        source,
-    }
-}
+mod dir;
+use dir::io_err;
+pub use dir::{
+    CommitStep, Fault, INCOMPLETE_MARKER, MANIFEST, OutputDir, OutputError, TargetState,
+    refuse_inputs, resolve,
+};
 
 /// Diagnostics of one time node, shared by the CSV, the summary and plots.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -499,212 +473,6 @@ pub fn write_json(path: &Path, value: &Value) -> Result<(), OutputError> {
     std::fs::write(path, text).map_err(io_err("write", path))
 }
 
-/// Removes a file or directory tree at `path`.
-fn remove_any(path: &Path) -> std::io::Result<()> {
-    if std::fs::symlink_metadata(path)?.is_dir() {
-        std::fs::remove_dir_all(path)
-    } else {
-        std::fs::remove_file(path)
-    }
-}
-
-/// `<dir>/<name><suffix>` for the target `<dir>/<name>`.
-fn sibling(target: &Path, suffix: &str) -> PathBuf {
-    let mut name = target.file_name().unwrap_or_default().to_owned();
-    name.push(suffix);
-    target.with_file_name(name)
-}
-
-/// Name of the marker file that every staging directory holds until it is committed.
-pub const INCOMPLETE_MARKER: &str = "INCOMPLETE";
-
-const INCOMPLETE_TEXT: &str = "This directory holds the partial output of a stmech run that did not \
-finish (interrupted or still running). It is not a result; delete it.\n";
-
-/// A staging directory for one run's results, committed to the target only on success.
-///
-/// Dropping it without [`commit`](Self::commit) removes the staging directory, so
-/// interrupted or failed runs leave no partial output behind.
-#[derive(Debug)]
-pub struct OutputDir {
-    target: PathBuf,
-    staging: PathBuf,
-    force: bool,
-    done: bool,
-}
-
-/// What [`OutputDir::check_target`] found.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum TargetState {
-    /// The directory does not exist and can be created.
-    Creatable,
-    /// It exists: a run replaces it only with `force`.
-    Exists,
-}
-
-impl OutputDir {
-    /// Checks, without creating the target or its parents, that [`prepare`](Self::prepare)
-    /// could create `target`: its name is usable, the nearest existing ancestor is a directory,
-    /// and entries can be created in that directory (probed with a uniquely named directory
-    /// that is removed at once, since permission bits do not tell, e.g. for root or ACLs).
-    pub fn check_target(target: &Path) -> Result<TargetState, OutputError> {
-        if target.file_name().is_none_or(|n| n.is_empty()) {
-            return Err(OutputError::BadPath(target.to_owned()));
-        }
-        let state = if std::fs::symlink_metadata(target).is_ok() {
-            TargetState::Exists
-        } else {
-            TargetState::Creatable
-        };
-        let mut dir = target;
-        let dir = loop {
-            dir = match dir.parent() {
-                Some(p) if !p.as_os_str().is_empty() => p,
-                _ => Path::new("."),
-            };
-            match std::fs::metadata(dir) {
-                Ok(m) if m.is_dir() => break dir,
-                Ok(_) => {
-                    return Err(OutputError::Io {
-                        action: "create the output directory in",
-                        path: dir.to_owned(),
-                        source: std::io::Error::new(
-                            std::io::ErrorKind::NotADirectory,
-                            "it is a file, not a directory; choose another output directory                              (--out DIR) or move the file",
-                        ),
-                    });
-                }
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound && dir != Path::new(".") => {}
-                Err(e) => return Err(io_err("inspect", dir)(e)),
-            }
-        };
-        let probe = dir.join(format!(".stmech-check-{}", std::process::id()));
-        std::fs::create_dir(&probe).map_err(io_err("create directories in", dir))?;
-        std::fs::remove_dir(&probe).map_err(io_err("remove", &probe))?;
-        Ok(state)
-    }
-
-    /// Checks the target and creates the staging directory `<target>.tmp-<pid>` beside it.
-    /// An existing `target` is an error unless `force`. Call this before solving so that a
-    /// user does not wait for a result that cannot be saved.
-    pub fn prepare(target: &Path, force: bool) -> Result<Self, OutputError> {
-        let name_ok = target.file_name().is_some_and(|n| !n.is_empty());
-        if !name_ok {
-            return Err(OutputError::BadPath(target.to_owned()));
-        }
-        if !force && std::fs::symlink_metadata(target).is_ok() {
-            return Err(OutputError::Exists(target.to_owned()));
-        }
-        if let Some(parent) = target.parent().filter(|p| !p.as_os_str().is_empty()) {
-            std::fs::create_dir_all(parent).map_err(io_err("create directory", parent))?;
-        }
-        let staging = sibling(target, &format!(".tmp-{}", std::process::id()));
-        if std::fs::symlink_metadata(&staging).is_ok() {
-            // Left over by an earlier process that had our pid and was killed.
-            remove_any(&staging).map_err(io_err("remove stale staging directory", &staging))?;
-        }
-        std::fs::create_dir(&staging).map_err(io_err("create directory", &staging))?;
-        // A run killed before `commit` (Ctrl-C, SIGKILL, power loss) leaves this directory
-        // behind; its name and this marker say that it is not a result.
-        std::fs::write(staging.join(INCOMPLETE_MARKER), INCOMPLETE_TEXT)
-            .map_err(io_err("write", &staging.join(INCOMPLETE_MARKER)))?;
-        Ok(Self {
-            target: target.to_owned(),
-            staging,
-            force,
-            done: false,
-        })
-    }
-
-    /// Directory to write result files into (the staging directory).
-    pub fn path(&self) -> &Path {
-        &self.staging
-    }
-
-    /// The final output directory.
-    pub fn target(&self) -> &Path {
-        &self.target
-    }
-
-    /// Path of a file in the staging directory.
-    pub fn file(&self, name: &str) -> PathBuf {
-        self.staging.join(name)
-    }
-
-    /// Renames the staging directory to the target. With `force`, an existing target is
-    /// first renamed away and deleted only after the new one is in place, so the target
-    /// path always holds a complete result. Removes a stale `<target>.failed`.
-    pub fn commit(mut self) -> Result<PathBuf, OutputError> {
-        let marker = self.staging.join(INCOMPLETE_MARKER);
-        std::fs::remove_file(&marker).map_err(io_err("remove", &marker))?;
-        let exists = std::fs::symlink_metadata(&self.target).is_ok();
-        if exists && !self.force {
-            // Created by someone else while we were solving.
-            return Err(OutputError::Exists(self.target.clone()));
-        }
-        let old = sibling(&self.target, &format!(".old-{}", std::process::id()));
-        if exists {
-            if std::fs::symlink_metadata(&old).is_ok() {
-                remove_any(&old).map_err(io_err("remove", &old))?;
-            }
-            std::fs::rename(&self.target, &old)
-                .map_err(io_err("move away the old output", &self.target))?;
-        }
-        if let Err(source) = std::fs::rename(&self.staging, &self.target) {
-            if exists {
-                // Put the previous result back rather than leaving nothing at the target.
-                let _ = std::fs::rename(&old, &self.target);
-            }
-            return Err(OutputError::Io {
-                action: "rename the results to",
-                path: self.target.clone(),
-                source,
-            });
-        }
-        self.done = true;
-        if exists {
-            remove_any(&old).map_err(io_err("remove the old output", &old))?;
-        }
-        let failed = sibling(&self.target, ".failed");
-        if std::fs::symlink_metadata(&failed).is_ok() {
-            // A previous failure of this target is superseded by this success.
-            let _ = remove_any(&failed);
-        }
-        Ok(self.target.clone())
-    }
-
-    /// Discards the staging directory and writes `summary` as `summary.json` into
-    /// `<target>.failed` (replacing an earlier one); returns that directory.
-    pub fn fail(mut self, summary: &Value) -> Result<PathBuf, OutputError> {
-        let _ = std::fs::remove_dir_all(&self.staging);
-        self.done = true;
-        let failed = sibling(&self.target, ".failed");
-        let staging = sibling(&self.target, &format!(".failed.tmp-{}", std::process::id()));
-        if std::fs::symlink_metadata(&staging).is_ok() {
-            remove_any(&staging).map_err(io_err("remove", &staging))?;
-        }
-        std::fs::create_dir(&staging).map_err(io_err("create directory", &staging))?;
-        let written = write_json(&staging.join("summary.json"), summary).and_then(|()| {
-            if std::fs::symlink_metadata(&failed).is_ok() {
-                remove_any(&failed).map_err(io_err("remove", &failed))?;
-            }
-            std::fs::rename(&staging, &failed).map_err(io_err("rename to", &failed))
-        });
-        if written.is_err() {
-            let _ = std::fs::remove_dir_all(&staging);
-        }
-        written.map(|()| failed)
-    }
-}
-
-impl Drop for OutputDir {
-    fn drop(&mut self) {
-        if !self.done {
-            let _ = std::fs::remove_dir_all(&self.staging);
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -945,52 +713,5 @@ vector = [1.0, 1.0, 1.0]
             v["failure"]["residual_history"].as_array().unwrap().len(),
             2
         );
-    }
-
-    #[test]
-    fn output_dir_commits_refuses_and_replaces() {
-        let root = std::env::temp_dir().join(format!("stmech-output-test-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&root);
-        let target = root.join("nested").join("out");
-        let dir = OutputDir::prepare(&target, false).unwrap();
-        std::fs::write(dir.file("a.txt"), "1").unwrap();
-        assert!(!target.exists());
-        assert_eq!(dir.commit().unwrap(), target);
-        assert_eq!(std::fs::read_to_string(target.join("a.txt")).unwrap(), "1");
-        assert!(matches!(
-            OutputDir::prepare(&target, false),
-            Err(OutputError::Exists(_))
-        ));
-
-        let dir = OutputDir::prepare(&target, true).unwrap();
-        std::fs::write(dir.file("b.txt"), "2").unwrap();
-        dir.commit().unwrap();
-        assert!(!target.join("a.txt").exists() && target.join("b.txt").exists());
-
-        // dropped without commit: nothing left behind
-        let other = root.join("other");
-        let dir = OutputDir::prepare(&other, false).unwrap();
-        let staging = dir.path().to_owned();
-        drop(dir);
-        assert!(!staging.exists() && !other.exists());
-
-        let dir = OutputDir::prepare(&other, false).unwrap();
-        let failed = dir.fail(&json!({"status": "failed"})).unwrap();
-        assert!(!other.exists());
-        assert!(failed.join("summary.json").exists());
-        // a later success removes the stale failure
-        OutputDir::prepare(&other, false).unwrap().commit().unwrap();
-        assert!(other.exists() && !failed.exists());
-
-        assert!(matches!(
-            OutputDir::prepare(Path::new("/"), false),
-            Err(OutputError::BadPath(_))
-        ));
-        let leftovers: Vec<_> = std::fs::read_dir(root.join("nested"))
-            .unwrap()
-            .map(|e| e.unwrap().file_name())
-            .collect();
-        assert_eq!(leftovers, vec![std::ffi::OsString::from("out")]);
-        std::fs::remove_dir_all(&root).unwrap();
     }
 }
