@@ -188,6 +188,17 @@ fn force_replaces_only_what_stmech_wrote() {
         "precious"
     );
     std::fs::remove_dir_all(&target).unwrap();
+    // an empty directory holds nothing to lose: replaceable (with force)
+    std::fs::create_dir(&target).unwrap();
+    assert!(matches!(
+        OutputDir::prepare(&target, false),
+        Err(OutputError::Exists(_))
+    ));
+    let dir = OutputDir::prepare(&target, true).unwrap();
+    write_result(&dir, "into-empty");
+    dir.commit().unwrap();
+    assert_eq!(complete_result(&target).as_deref(), Some("into-empty"));
+    std::fs::remove_dir_all(&target).unwrap();
 
     // stmech's own result: kept without force, replaced with it
     let dir = OutputDir::prepare(&target, false).unwrap();

@@ -12,6 +12,7 @@
 //!    an existing directory that stmech cannot prove it wrote. Proof is the manifest
 //!    [`MANIFEST`] that every committed result holds: it lists every file, and a directory
 //!    with any entry that is not in it (a user's file added later) is not stmech's any more.
+//!    An empty directory holds nothing to lose and counts as replaceable.
 //!    Without `--force`, even stmech's own result is kept ([`OutputError::Exists`]).
 //! 3. **Stage**: results are written to `<target>.tmp-<pid>`, marked by the file
 //!    [`INCOMPLETE_MARKER`] while it is written.
@@ -208,6 +209,10 @@ pub fn refuse_inputs(target: &Path, inputs: &[PathBuf]) -> Result<(), OutputErro
 
 /// Why `dir` is not provably a result stmech wrote (`None`: it is).
 fn not_ours(dir: &Path) -> Option<String> {
+    // An empty directory holds nothing to lose (e.g. made by `mkdir` for the results).
+    if std::fs::read_dir(dir).is_ok_and(|mut e| e.next().is_none()) {
+        return None;
+    }
     let manifest = dir.join(MANIFEST);
     let files = match read_manifest(&manifest) {
         Ok(f) => f,
