@@ -22,9 +22,7 @@
 use super::solver::{BeamModel, SpaceTimeMesh, TipLaw};
 use super::trajectory::TipTrajectory;
 use crate::beam::dynamics::EnergyMomentumStepper;
-use crate::beam::model::{
-    BeamModel as ForwardBeam, BeamSpec, EndCondition, PointLoad, ReferenceGeometry,
-};
+use crate::beam::model::{BeamModel as ForwardBeam, PointLoad};
 use crate::error::{InputError, SolveError};
 use crate::model::TimeFunction;
 use crate::solve::NewtonParams;
@@ -210,14 +208,7 @@ pub fn closed_loop(
         times: times.clone(),
         values: samples.iter().map(|s| s.1[k]).collect(),
     };
-    let mut spec = BeamSpec::cantilever(beam.length, beam.section, disc.elements, disc.order);
-    spec.law = beam.law;
-    spec.reference = ReferenceGeometry::Straight {
-        start: [beam.base[0], beam.base[1]],
-        angle: beam.base[2],
-    };
-    spec.start = EndCondition::Free;
-    spec.end = EndCondition::Free;
+    let mut spec = beam.forward_spec(disc.elements, disc.order);
     for (k, (force, moment)) in [([1.0, 0.0], 0.0), ([0.0, 1.0], 0.0), ([0.0, 0.0], 1.0)]
         .into_iter()
         .enumerate()

@@ -39,7 +39,7 @@ use super::element::ElementError;
 use super::solver::{BeamModel, InverseError, TipLaw};
 use super::trajectory::TipTrajectory;
 use crate::beam::element::{BeamElement, ElementMatrix};
-use crate::beam::model::{BeamModel as ForwardModel, BeamSpec, EndCondition, ReferenceGeometry};
+use crate::beam::model::BeamModel as ForwardModel;
 use crate::error::InputError;
 use std::time::Instant;
 
@@ -162,14 +162,7 @@ struct Semi {
 
 impl Semi {
     fn new(beam: &BeamModel, settings: &SequentialSettings) -> Result<Self, InverseError> {
-        let mut spec = BeamSpec::cantilever(beam.length, beam.section, settings.elements, 1);
-        spec.law = beam.law;
-        spec.reference = ReferenceGeometry::Straight {
-            start: [beam.base[0], beam.base[1]],
-            angle: beam.base[2],
-        };
-        spec.start = EndCondition::Free;
-        spec.end = EndCondition::Free;
+        let spec = beam.forward_spec(settings.elements, 1);
         let model = ForwardModel::try_new_with_prefix(spec, "sequential")?;
         let n = model.n_dofs();
         let mut mass = vec![0.0; n * n];

@@ -88,6 +88,21 @@ impl BeamModel {
         }
     }
 
+    /// The same beam as a forward model (`crate::beam`): `elements` elements of `order`,
+    /// straight reference from the base, free at both ends (loads are added by the caller).
+    pub fn forward_spec(&self, elements: usize, order: usize) -> crate::beam::model::BeamSpec {
+        use crate::beam::model::{BeamSpec, EndCondition, ReferenceGeometry};
+        let mut spec = BeamSpec::cantilever(self.length, self.section, elements, order);
+        spec.law = self.law;
+        spec.reference = ReferenceGeometry::Straight {
+            start: [self.base[0], self.base[1]],
+            angle: self.base[2],
+        };
+        spec.start = EndCondition::Free;
+        spec.end = EndCondition::Free;
+        spec
+    }
+
     /// Pose `(x, y, θ)` of the reference point `s` at `t = 0`.
     pub fn initial_pose(&self, s: f64) -> [f64; 3] {
         let (sn, cs) = self.base[2].sin_cos();

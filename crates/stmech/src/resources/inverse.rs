@@ -124,7 +124,12 @@ fn output_bytes(mesh: &SpaceTimeMesh) -> f64 {
 }
 
 pub(super) fn estimate(s: &InverseScenario, method: InverseMethod) -> Estimate {
-    let (bytes, unknowns, nonzeros) = method_cost(method, s.newton.linear_solver, &s.beam, &s.mesh);
+    let cost = method_cost(method, s.newton.linear_solver, &s.beam, &s.mesh);
+    estimate_from(s, cost)
+}
+
+/// The estimate of a run of `s` whose largest solve costs `(bytes, unknowns, nonzeros)`.
+fn estimate_from(s: &InverseScenario, (bytes, unknowns, nonzeros): (f64, f64, f64)) -> Estimate {
     let nt1 = s.mesh.elements_t as f64 + 1.0;
     Estimate {
         unknowns: sat(unknowns),
@@ -150,16 +155,8 @@ pub(super) fn estimate_compare(s: &InverseScenario) -> Estimate {
         method_cost(InverseMethod::Characteristics, solver, &s.beam, &s.mesh),
         method_cost(InverseMethod::Characteristics, solver, &s.beam, &fine),
     ];
-    let (bytes, unknowns, nonzeros) = costs.iter().fold((0.0f64, 0.0f64, 0.0f64), |a, c| {
+    let largest = costs.iter().fold((0.0f64, 0.0f64, 0.0f64), |a, c| {
         (a.0.max(c.0), a.1.max(c.1), a.2.max(c.2))
     });
-    let nt1 = s.mesh.elements_t as f64 + 1.0;
-    Estimate {
-        unknowns: sat(unknowns),
-        nonzeros: sat(nonzeros),
-        time_nodes: sat(nt1),
-        peak_bytes: sat(BASE_BYTES + bytes),
-        output_bytes: sat(output_bytes(&s.mesh)),
-        driver: driver(s, BASE_BYTES),
-    }
+    estimate_from(s, largest)
 }

@@ -498,10 +498,10 @@ kind = "body-force"
 vector = [0.0, 0.0, -9.81]
 "#;
 
-    fn run() -> (Scenario, Trajectory) {
-        let s = Scenario::from_toml_str(SCENARIO, "t").unwrap();
+    /// The scenario's trajectory (every block).
+    fn solve(s: &Scenario) -> Trajectory {
         let (q0, p0) = s.system.initial_state();
-        let traj = simulate(
+        simulate(
             &s.system,
             &q0,
             &p0,
@@ -511,7 +511,12 @@ vector = [0.0, 0.0, -9.81]
             &s.newton,
             &mut |_| {},
         )
-        .unwrap();
+        .unwrap()
+    }
+
+    fn run() -> (Scenario, Trajectory) {
+        let s = Scenario::from_toml_str(SCENARIO, "t").unwrap();
+        let traj = solve(&s);
         (s, traj)
     }
 
@@ -585,18 +590,7 @@ vector = [1.0, 1.0, 1.0]
             end = 1e-3 * blocks as f64
         );
         let s = Scenario::from_toml_str(&toml, "t").unwrap();
-        let (q0, p0) = s.system.initial_state();
-        let traj = simulate(
-            &s.system,
-            &q0,
-            &p0,
-            s.t_start,
-            s.t_end,
-            &s.method,
-            &s.newton,
-            &mut |_| {},
-        )
-        .unwrap();
+        let traj = solve(&s);
         assert_eq!((traj.blocks.len(), traj.n_elements()), (blocks, blocks));
         work::take();
         let diags = node_diagnostics(&s.system, &traj);
