@@ -43,14 +43,14 @@ pub const CASES: [ConditionCase; 6] = [
 pub fn run(out: &Path, force: bool) -> Result<(), Failure> {
     let staging = OutputDir::prepare(out, force).map_err(crate::run::output_failure)?;
     let sys = crate::study::paper_box([5.0; 3], [0.3, 1.0, 0.2], Vec::new());
-    let (q0, p0) = sys.initial_state();
+    let (q0, v0) = sys.initial_state();
     let mut csv = String::from("case,h [s],condition_number [-]\n");
     let mut series = Vec::new();
     let mut cases = serde_json::Map::new();
     for case in CASES {
         let pts: Vec<(f64, f64)> = STEPS
             .iter()
-            .map(|&h| (h, iteration_matrix_condition(&sys, case, 0.0, &q0, &p0, h)))
+            .map(|&h| (h, iteration_matrix_condition(&sys, case, 0.0, &q0, &v0, h)))
             .collect();
         for (h, c) in &pts {
             csv.push_str(&format!("{},{h:e},{c:e}\n", case.label()));

@@ -36,13 +36,13 @@ pub fn run(out: &Path, force: bool) -> Result<(), Failure> {
         time_function: TimeFunction::Constant,
     };
     let sys = crate::study::paper_box([5.0; 3], [0.0; 3], vec![torque]);
-    let (q0, p0) = sys.initial_state();
+    let (q0, v0) = sys.initial_state();
     let newton = NewtonParams {
         tolerance: 1e-12,
         max_iterations: 25,
     };
     let solve = |m: &Method| -> Result<Vec<f64>, Failure> {
-        simulate(&sys, &q0, &p0, 0.0, 1.0, m, &newton, &mut |_| {})
+        simulate(&sys, &q0, &v0, 0.0, 1.0, m, &newton, &mut |_| {})
             .map(|t| t.q_final().to_vec())
             .map_err(|e| Failure::new(Failure::SOLVER, e))
     };

@@ -44,13 +44,13 @@ pub fn run(scenario: &Scenario, opts: &RunOptions) -> Result<(), Failure> {
         scenario.method_description()
     );
     let sys = &scenario.system;
-    let (q0, p0) = sys.initial_state();
+    let (q0, v0) = sys.initial_state();
     let progress = Progress::start();
     let solve_start = Instant::now();
     let result = simulate(
         sys,
         &q0,
-        &p0,
+        &v0,
         scenario.t_start,
         scenario.t_end,
         &scenario.method,

@@ -39,11 +39,11 @@ fn system() -> MultibodySystem {
 }
 
 fn solve(sys: &MultibodySystem, method: &Method) -> f64 {
-    let (q0, p0) = sys.initial_state();
+    let (q0, v0) = sys.initial_state();
     let traj = simulate(
         sys,
         &q0,
-        &p0,
+        &v0,
         0.0,
         4.0,
         method,

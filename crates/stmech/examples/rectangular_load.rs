@@ -35,7 +35,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         },
     };
     let sys = MultibodySystem::new(vec![body], vec![torque], vec![])?;
-    let (q0, p0) = sys.initial_state();
+    let (q0, v0) = sys.initial_state();
     let method = Method::SpaceTime(SpaceTimeParams {
         order,
         elements_per_block: elements / blocks,
@@ -47,7 +47,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let traj = simulate(
         &sys,
         &q0,
-        &p0,
+        &v0,
         0.0,
         4.0,
         &method,
@@ -95,8 +95,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let n = traj.len();
     println!(
         "T(0) = {:.12}, T(end) = {:.12}",
-        sys.kinetic_energy(traj.p_at(0)),
-        sys.kinetic_energy(traj.p_at(n - 1))
+        sys.kinetic_energy(traj.v_at(0)),
+        sys.kinetic_energy(traj.v_at(n - 1))
     );
     Ok(())
 }

@@ -39,11 +39,11 @@ fn scenario(name: &str, end: f64, blocks: usize, elements: usize, order: usize) 
 }
 
 fn run(s: &Scenario) -> Trajectory {
-    let (q0, p0) = s.system.initial_state();
+    let (q0, v0) = s.system.initial_state();
     simulate(
         &s.system,
         &q0,
-        &p0,
+        &v0,
         s.t_start,
         s.t_end,
         &s.method,
@@ -80,12 +80,12 @@ fn p_sec4_2_double_pendulum_planar_and_conservative() {
         assert!(c.max_at_block_boundaries < 1e-10, "{c:?}");
     }
     let e = spread_at_boundaries(&traj, |k| {
-        sys.kinetic_energy(traj.p_at(k)) + sys.potential_energy(traj.q_at(k))
+        sys.kinetic_energy(traj.v_at(k)) + sys.potential_energy(traj.q_at(k))
     });
     assert!(e < 1e-9, "energy drift at element boundaries {e:e}");
     for comp in [0, 2] {
         let l = spread_at_boundaries(&traj, |k| {
-            sys.angular_momentum(traj.q_at(k), traj.p_at(k))[comp]
+            sys.angular_momentum(traj.q_at(k), traj.v_at(k))[comp]
         });
         assert!(l < 1e-10, "L{} drift {l:e}", comp + 1);
     }
@@ -135,10 +135,10 @@ fn p_sec4_2_3d_variant_conserves_lz_and_energy() {
     let sys = &s.system;
     assert!(max_abs(&traj, 13) > 1.0, "the motion is three-dimensional");
     let lz = spread_at_boundaries(&traj, |k| {
-        sys.angular_momentum(traj.q_at(k), traj.p_at(k))[2]
+        sys.angular_momentum(traj.q_at(k), traj.v_at(k))[2]
     });
     let e = spread_at_boundaries(&traj, |k| {
-        sys.kinetic_energy(traj.p_at(k)) + sys.potential_energy(traj.q_at(k))
+        sys.kinetic_energy(traj.v_at(k)) + sys.potential_energy(traj.q_at(k))
     });
     assert!(
         lz < 1e-10 && e < 1e-9,
@@ -161,7 +161,7 @@ fn four_body_chain_holds_all_joints() {
     }
     let sys = &s.system;
     let e = spread_at_boundaries(&traj, |k| {
-        sys.kinetic_energy(traj.p_at(k)) + sys.potential_energy(traj.q_at(k))
+        sys.kinetic_energy(traj.v_at(k)) + sys.potential_energy(traj.q_at(k))
     });
     assert!(e < 1e-7, "energy drift {e:e}");
 }

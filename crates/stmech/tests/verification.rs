@@ -56,11 +56,11 @@ fn reference(windows: Vec<TorqueWindow>, t_end: f64, omega: [f64; 3]) -> ([f64; 
 }
 
 fn run(sys: &MultibodySystem, t_end: f64, method: Method) -> Trajectory {
-    let (q0, p0) = sys.initial_state();
+    let (q0, v0) = sys.initial_state();
     simulate(
         sys,
         &q0,
-        &p0,
+        &v0,
         0.0,
         t_end,
         &method,
@@ -300,13 +300,13 @@ fn petrov_galerkin_error_inside_elements_converges_at_order_p_plus_1() {
 
 /// Energy and angular-momentum drift over the element-boundary nodes of `traj` (relative).
 fn drifts<S: ConstrainedSystem>(sys: &S, traj: &Trajectory) -> (f64, f64) {
-    let e0 = sys.kinetic_energy(traj.p_at(0));
-    let l0 = sys.angular_momentum(traj.q_at(0), traj.p_at(0));
+    let e0 = sys.kinetic_energy(traj.v_at(0));
+    let l0 = sys.angular_momentum(traj.q_at(0), traj.v_at(0));
     let l0n = (l0[0].powi(2) + l0[1].powi(2) + l0[2].powi(2)).sqrt();
     let (mut de, mut dl): (f64, f64) = (0.0, 0.0);
     for k in (0..traj.len()).step_by(traj.order) {
-        de = de.max((sys.kinetic_energy(traj.p_at(k)) - e0).abs() / e0);
-        let l = sys.angular_momentum(traj.q_at(k), traj.p_at(k));
+        de = de.max((sys.kinetic_energy(traj.v_at(k)) - e0).abs() / e0);
+        let l = sys.angular_momentum(traj.q_at(k), traj.v_at(k));
         let d = ((l[0] - l0[0]).powi(2) + (l[1] - l0[1]).powi(2) + (l[2] - l0[2]).powi(2)).sqrt();
         dl = dl.max(d / l0n);
     }
@@ -451,7 +451,7 @@ fn iteration_matrix_condition_grows_like_h_to_minus_2_or_3() {
     use stmech::solve::conditioning::{ConditionCase, iteration_matrix_condition};
     let sys =
         MultibodySystem::new(vec![paper_box([5.0; 3], [0.3, 1.0, 0.2])], vec![], vec![]).unwrap();
-    let (q0, p0) = sys.initial_state();
+    let (q0, v0) = sys.initial_state();
     let hs = [0.05, 0.025, 0.0125, 0.00625];
     for (case, expected) in [
         (ConditionCase::Midpoint, -2.0),
@@ -486,7 +486,7 @@ fn iteration_matrix_condition_grows_like_h_to_minus_2_or_3() {
     ] {
         let c: Vec<f64> = hs
             .iter()
-            .map(|&h| iteration_matrix_condition(&sys, case, 0.0, &q0, &p0, h))
+            .map(|&h| iteration_matrix_condition(&sys, case, 0.0, &q0, &v0, h))
             .collect();
         let s = slope(&hs, &c);
         eprintln!("{}: cond {c:?}, slope {s:.2}", case.label());

@@ -8,18 +8,18 @@
 /// prescribed initial value).
 pub const SKIP: u32 = u32::MAX;
 
-/// Local Jacobian entries `(row dof, column dof)` between the values `(q, p, λ)` of two
+/// Local Jacobian entries `(row dof, column dof)` between the values `(q, v, λ)` of two
 /// time nodes, in the order every assembler writes them:
-/// `R_p/q` (diagonal), `R_p/p` (`𝕄⁻¹`), `R_q/p` (diagonal), `R_q/q` (`K`), `R_q/λ` (`Gᵀ`),
-/// `R_λ/q` (`G`). Rows are paired with unknowns: `R_q` ↔ `q`, `R_p` ↔ `p`, `R_λ` ↔ `λ`.
+/// `R_v/q` (diagonal), `R_v/v` (diagonal), `R_q/v` (`𝕄`), `R_q/q` (`K`), `R_q/λ` (`Gᵀ`),
+/// `R_λ/q` (`G`). Rows are paired with unknowns: `R_q` ↔ `q`, `R_v` ↔ `v`, `R_λ` ↔ `λ`.
 pub fn node_pair_template<S: crate::model::ConstrainedSystem + ?Sized>(
     sys: &S,
 ) -> Vec<(usize, usize)> {
     let nq = sys.n_q();
     let mut t = Vec::new();
     t.extend((0..nq).map(|i| (nq + i, i)));
-    t.extend(sys.inverse_mass().iter().map(|&(i, j, _)| (nq + i, nq + j)));
-    t.extend((0..nq).map(|i| (i, nq + i)));
+    t.extend((0..nq).map(|i| (nq + i, nq + i)));
+    t.extend(sys.mass().iter().map(|&(i, j, _)| (i, nq + j)));
     t.extend(sys.k_pattern().iter().copied());
     t.extend(sys.g_pattern().iter().map(|&(e, j)| (j, 2 * nq + e)));
     t.extend(sys.g_pattern().iter().map(|&(e, j)| (2 * nq + e, j)));

@@ -1,14 +1,15 @@
 //! Continuous Petrov–Galerkin discretisation in time, cG(p), of one time block: the default
 //! space-time formulation of stmech (see `docs/theory.md`, "Petrov–Galerkin in time").
 //!
-//! Trial functions: `q_h`, `p_h` continuous, Lagrange of order `p` (as in [P, Eq. (17)]).
+//! Trial functions: `q_h`, `v_h` continuous, Lagrange of order `p` (as in [P, Eq. (17)], with
+//! the velocity `v = 𝕄⁻¹p` in place of the momentum, see [`crate::model::system`]).
 //! Test functions and multipliers: discontinuous polynomials of degree `p − 1` on each element,
 //! `ψ_k`, `k = 0..p−1` (Lagrange on the `p` Gauss points of the element), `λ_h = Σ ψ_m λ_m`.
 //! On every element the residuals are
 //!
 //! ```text
-//! R_p^k = ∫ ψ_k (q̇_h − 𝕄⁻¹ p_h) dt
-//! R_q^k = ∫ ψ_k (ṗ_h + G(q_h)ᵀ λ_h − f(q_h, t)) dt
+//! R_v^k = ∫ ψ_k (q̇_h − v_h) dt
+//! R_q^k = ∫ ψ_k (𝕄 v̇_h + G(q_h)ᵀ λ_h − f(q_h, t)) dt
 //! R_λ^k = ∫ ψ_k (G(q_h) q̇_h + ∂Φ/∂t) dt          (velocity-level constraint)
 //! ```
 //!
@@ -17,10 +18,11 @@
 //! `p = 2`, where the paper reports 3), and it does not conserve energy. The form above is the
 //! time finite element method of Betsch & Steinmann (2000, 2002), for which
 //!
-//! * testing `R_q` with `q̇_h` and `R_p` with `ṗ_h` (both of degree `p − 1`, so in the test
-//!   space) and `R_λ` with `λ_h` gives `H(t_{n+1}) − H(t_n) = ∫ q̇_h·f dt`: the energy of a
-//!   conservative system is conserved exactly (to the Newton tolerance) whenever the
-//!   quadrature integrates `ṗ_h·𝕄⁻¹p_h` exactly (`n ≥ p` Gauss points);
+//! * testing `R_q` with `q̇_h` and `R_v` with `𝕄 v̇_h` (both of degree `p − 1`, so in the test
+//!   space) and `R_λ` with `λ_h` gives `H(t_{n+1}) − H(t_n) = ∫ q̇_h·f dt`, `H = ½ vᵀ𝕄v + V`:
+//!   the energy of a conservative system is conserved exactly (to the Newton tolerance)
+//!   whenever the quadrature integrates `v̇_h·𝕄 v_h` exactly (`n ≥ p` Gauss points); no inverse
+//!   of `𝕄` is needed, so a singular mass matrix is fine;
 //! * for quadratic constraints (all constraints of this crate), `G(q_h) q̇_h = d/dt Φ(q_h)` is a
 //!   polynomial of degree `2p − 1`, so `R_λ^k = 0` for all `k` gives `Φ(q_{n+1}) = Φ(q_n)`: the
 //!   constraints hold exactly at every node, and no initial multiplier is needed;
@@ -29,8 +31,8 @@
 //!
 //! Each element couples only to the last node of its predecessor: the block Jacobian is block
 //! lower bidiagonal. Unknowns are numbered in slots `s = e p + a − 1`, `a = 1..p`, each holding
-//! `(q, p)` of node `e p + a` and the multiplier `λ_{a−1}` of element `e`; the rows of slot `s`
-//! are the residuals of test function `a − 1` of element `e`, paired `R_q ↔ q`, `R_p ↔ p`,
+//! `(q, v)` of node `e p + a` and the multiplier `λ_{a−1}` of element `e`; the rows of slot `s`
+//! are the residuals of test function `a − 1` of element `e`, paired `R_q ↔ q`, `R_v ↔ v`,
 //! `R_λ ↔ λ`.
 
 use crate::basis::{GaussLegendre, LagrangeBasis};
@@ -59,7 +61,7 @@ pub struct PetrovGalerkinBlock<'s, S: ConstrainedSystem + ?Sized> {
     pattern: CscPattern,
     /// Per element: `p (p+1) nt_qp` positions of the `(k, A)` blocks, then `p² n_g` of `(k, m)`.
     positions: Vec<u32>,
-    minv: Vec<(usize, usize, f64)>,
+    mass: Vec<(usize, usize, f64)>,
     breakpoints: Vec<f64>,
     ev: PointEval,
     elem_vals: Vec<f64>,
@@ -84,21 +86,21 @@ impl<'s, S: ConstrainedSystem + ?Sized> PetrovGalerkinBlock<'s, S> {
         let (nq, nl) = (sys.n_q(), sys.n_lambda());
         let nd = 2 * nq + nl;
         let p = order;
-        let minv = sys.inverse_mass().to_vec();
+        let mass = sys.mass().to_vec();
         let kp = sys.k_pattern();
         let gp = sys.g_pattern();
-        // (row, col) inside (row slot, column node (q, p)) blocks
+        // (row, col) inside (row slot, column node (q, v)) blocks
         let mut tqp: Vec<(usize, usize)> = Vec::new();
         tqp.extend(kp.iter().copied()); // R_q/q: K
-        tqp.extend((0..nq).map(|i| (i, nq + i))); // R_q/p: d/dt
-        tqp.extend((0..nq).map(|i| (nq + i, i))); // R_p/q: d/dt
-        tqp.extend(minv.iter().map(|&(i, j, _)| (nq + i, nq + j))); // R_p/p: −𝕄⁻¹
+        tqp.extend(mass.iter().map(|&(i, j, _)| (i, nq + j))); // R_q/v: 𝕄 d/dt
+        tqp.extend((0..nq).map(|i| (nq + i, i))); // R_v/q: d/dt
+        tqp.extend((0..nq).map(|i| (nq + i, nq + i))); // R_v/v: −1
         tqp.extend(gp.iter().map(|&(e, j)| (2 * nq + e, j))); // R_λ/q: ∂(Gq̇)/∂q + G d/dt
         let tl: Vec<(usize, usize)> = gp.iter().map(|&(e, j)| (j, 2 * nq + e)).collect(); // R_q/λ
         let nt_qp = tqp.len();
         let n_unknowns = n_el * p * nd;
         let row = |e: usize, k: usize, r: usize| (e * p + k) * nd + r;
-        // column of (q, p) component c of node A of element e; node 0 of the block is given
+        // column of (q, v) component c of node A of element e; node 0 of the block is given
         let col_node =
             move |e: usize, a: usize, c: usize| (e * p + a).checked_sub(1).map(|s| s * nd + c);
         let col_lambda = |e: usize, m: usize, c: usize| (e * p + m) * nd + c;
@@ -158,7 +160,7 @@ impl<'s, S: ConstrainedSystem + ?Sized> PetrovGalerkinBlock<'s, S> {
             nt_qp,
             pattern,
             positions,
-            minv,
+            mass,
             breakpoints: sys.breakpoints(),
             ev: sys.new_point_eval(),
             elem_vals: vec![0.0; per_el],
@@ -192,16 +194,16 @@ impl<'s, S: ConstrainedSystem + ?Sized> PetrovGalerkinBlock<'s, S> {
         self.nd
     }
 
-    /// `(q, p)` of block node `a` (node 0 is the given initial state).
+    /// `(q, v)` of block node `a` (node 0 is the given initial state).
     pub fn node<'a>(
         &self,
         q0: &'a [f64],
-        p0: &'a [f64],
+        v0: &'a [f64],
         x: &'a [f64],
         a: usize,
     ) -> (&'a [f64], &'a [f64]) {
         if a == 0 {
-            (q0, p0)
+            (q0, v0)
         } else {
             let s = &x[(a - 1) * self.nd..a * self.nd];
             (&s[..self.nq], &s[self.nq..2 * self.nq])
@@ -228,11 +230,11 @@ impl<'s, S: ConstrainedSystem + ?Sized> PetrovGalerkinBlock<'s, S> {
         }
     }
 
-    /// Sets `(q, p)` of block node `a ≥ 1` (initial guess).
-    pub fn set_node(&self, x: &mut [f64], a: usize, q: &[f64], p: &[f64]) {
+    /// Sets `(q, v)` of block node `a ≥ 1` (initial guess).
+    pub fn set_node(&self, x: &mut [f64], a: usize, q: &[f64], v: &[f64]) {
         let s = &mut x[(a - 1) * self.nd..a * self.nd];
         s[..self.nq].copy_from_slice(q);
-        s[self.nq..2 * self.nq].copy_from_slice(p);
+        s[self.nq..2 * self.nq].copy_from_slice(v);
     }
 
     /// Quadrature sub-intervals of `[ta, tb]` split at load breakpoints (reference coordinates).
@@ -241,13 +243,13 @@ impl<'s, S: ConstrainedSystem + ?Sized> PetrovGalerkinBlock<'s, S> {
     }
 
     /// Assembles the residual `r` at the unknowns `x` of the block starting at `t0` from the
-    /// state `(q0, p0)`, and, if `values` is given, the Jacobian values in pattern order.
+    /// state `(q0, v0)`, and, if `values` is given, the Jacobian values in pattern order.
     #[allow(clippy::too_many_arguments)]
     pub fn assemble(
         &mut self,
         t0: f64,
         q0: &[f64],
-        p0: &[f64],
+        v0: &[f64],
         x: &[f64],
         r: &mut [f64],
         mut values: Option<&mut [f64]>,
@@ -263,7 +265,7 @@ impl<'s, S: ConstrainedSystem + ?Sized> PetrovGalerkinBlock<'s, S> {
         let tangent = values.is_some();
         let nk = self.sys.k_pattern().len();
         let ng = self.sys.g_pattern().len();
-        let nm = self.minv.len();
+        let nm = self.mass.len();
         let lam_block = p * np * nt;
         let mut subs = Vec::with_capacity(4);
         for el in 0..self.n_el {
@@ -283,10 +285,10 @@ impl<'s, S: ConstrainedSystem + ?Sized> PetrovGalerkinBlock<'s, S> {
                     for d in &mut self.dn_buf {
                         *d /= h;
                     }
-                    // fields = [q_h, p_h, q̇_h, ṗ_h, λ_h]
+                    // fields = [q_h, v_h, q̇_h, v̇_h, λ_h]
                     self.fields.fill(0.0);
                     for a in 0..np {
-                        let (qa, pa) = self.node(q0, p0, x, el * p + a);
+                        let (qa, pa) = self.node(q0, v0, x, el * p + a);
                         let (na, da) = (self.n_buf[a], self.dn_buf[a]);
                         for i in 0..nq {
                             self.fields[i] += na * qa[i];
@@ -302,9 +304,9 @@ impl<'s, S: ConstrainedSystem + ?Sized> PetrovGalerkinBlock<'s, S> {
                         }
                     }
                     let (qh, rest) = self.fields.split_at(nq);
-                    let (ph, rest) = rest.split_at(nq);
+                    let (vh, rest) = rest.split_at(nq);
                     let (qdot, rest) = rest.split_at(nq);
-                    let (pdot, lh) = rest.split_at(nq);
+                    let (vdot, lh) = rest.split_at(nq);
                     self.sys.eval(t, qh, lh, &mut self.ev, tangent);
                     if tangent {
                         self.sys.eval_velocity_jacobian(qh, qdot, &mut self.ev);
@@ -318,11 +320,11 @@ impl<'s, S: ConstrainedSystem + ?Sized> PetrovGalerkinBlock<'s, S> {
                         let wk = w * self.psi[k];
                         let rk = &mut self.elem_res[k * nd..(k + 1) * nd];
                         for i in 0..nq {
-                            rk[i] += wk * (pdot[i] - self.ev.force[i]); // R_q
-                            rk[nq + i] += wk * qdot[i]; // R_p
+                            rk[i] -= wk * self.ev.force[i]; // R_q
+                            rk[nq + i] += wk * (qdot[i] - vh[i]); // R_v
                         }
-                        for &(i, j, m) in &self.minv {
-                            rk[nq + i] -= wk * m * ph[j];
+                        for &(i, j, m) in &self.mass {
+                            rk[i] += wk * m * vdot[j]; // R_q: 𝕄 v̇
                         }
                         for (&(e, j), &gv) in self.sys.g_pattern().iter().zip(&self.ev.g) {
                             rk[j] += wk * gv * lh[e];
@@ -340,17 +342,17 @@ impl<'s, S: ConstrainedSystem + ?Sized> PetrovGalerkinBlock<'s, S> {
                             let d = w * self.psi[k] * self.dn_buf[a];
                             let blk = &mut self.elem_vals[(k * np + a) * nt..(k * np + a + 1) * nt];
                             let (b_k, rest) = blk.split_at_mut(nk);
-                            let (b_qp, rest) = rest.split_at_mut(nq);
-                            let (b_pq, rest) = rest.split_at_mut(nq);
-                            let (b_pp, b_lq) = rest.split_at_mut(nm);
+                            let (b_qv, rest) = rest.split_at_mut(nm);
+                            let (b_vq, rest) = rest.split_at_mut(nq);
+                            let (b_vv, b_lq) = rest.split_at_mut(nq);
                             for (x, &kv) in b_k.iter_mut().zip(&self.ev.k) {
                                 *x += c * kv;
                             }
-                            b_qp.iter_mut().for_each(|x| *x += d);
-                            b_pq.iter_mut().for_each(|x| *x += d);
-                            for (x, &(_, _, m)) in b_pp.iter_mut().zip(&self.minv) {
-                                *x -= c * m;
+                            for (x, &(_, _, m)) in b_qv.iter_mut().zip(&self.mass) {
+                                *x += d * m;
                             }
+                            b_vq.iter_mut().for_each(|x| *x += d);
+                            b_vv.iter_mut().for_each(|x| *x -= c);
                             for ((x, &gv), &g) in b_lq.iter_mut().zip(&self.ev.gv).zip(&self.ev.g) {
                                 *x += c * gv + d * g;
                             }
@@ -429,7 +431,7 @@ mod tests {
     #[test]
     fn jacobian_matches_finite_differences() {
         let sys = system();
-        let (q0, p0) = sys.initial_state();
+        let (q0, v0) = sys.initial_state();
         for order in 1..=3 {
             let mut blk = PetrovGalerkinBlock::new(&sys, order, 2, 0.1, order + 1);
             let n = blk.n_unknowns();
@@ -442,7 +444,7 @@ mod tests {
                         .enumerate()
                         .map(|(i, v)| v + 0.01 * (a + i) as f64)
                         .collect(),
-                    p0.iter()
+                    v0.iter()
                         .enumerate()
                         .map(|(i, v)| v - 0.02 * (a * i % 5) as f64)
                         .collect(),
@@ -451,16 +453,16 @@ mod tests {
             }
             let mut r = vec![0.0; n];
             let mut vals = vec![0.0; blk.pattern().nnz()];
-            blk.assemble(0.2, &q0, &p0, &x, &mut r, Some(&mut vals));
+            blk.assemble(0.2, &q0, &v0, &x, &mut r, Some(&mut vals));
             let pat = blk.pattern().clone();
             let eps = 1e-6;
             let (mut rp, mut rm) = (vec![0.0; n], vec![0.0; n]);
             for col in 0..n {
                 let mut xp = x.clone();
                 xp[col] += eps;
-                blk.assemble(0.2, &q0, &p0, &xp, &mut rp, None);
+                blk.assemble(0.2, &q0, &v0, &xp, &mut rp, None);
                 xp[col] -= 2.0 * eps;
-                blk.assemble(0.2, &q0, &p0, &xp, &mut rm, None);
+                blk.assemble(0.2, &q0, &v0, &xp, &mut rm, None);
                 let mut dense = vec![0.0; n];
                 for k in pat.col_ptr[col]..pat.col_ptr[col + 1] {
                     dense[pat.row_idx[k]] = vals[k];

@@ -1,15 +1,16 @@
 //! Continuous space-time Galerkin discretisation of one time block, [P, Eq. (23)].
 //!
 //! On a block `[t₀, t₀ + n_el h]` with Lagrange shape functions `M^A(t)` of order `p`, the
-//! fields `q_h = M^B q_B`, `p_h = M^B p_B`, `λ_h = M^B λ_B` give the residuals
+//! fields `q_h = M^B q_B`, `v_h = M^B v_B`, `λ_h = M^B λ_B` give the residuals (written with
+//! the velocity `v = 𝕄⁻¹p`, which has the same discrete solutions, see [`crate::model::system`])
 //!
 //! ```text
-//! R_p^A = ∫ M^A (q̇_h − 𝕄⁻¹ p_h) dt                   (tested with δπ_A)
-//! R_q^A = ∫ M^A (ṗ_h + G(q_h)ᵀ λ_h − f(q_h, t)) dt    (tested with δq_A)
+//! R_v^A = ∫ M^A (q̇_h − v_h) dt                       (tested with δπ_A)
+//! R_q^A = ∫ M^A (𝕄 v̇_h + G(q_h)ᵀ λ_h − f(q_h, t)) dt  (tested with δq_A)
 //! R_λ^A = ∫ M^A Φ(q_h) dt                             (tested with δλ_A)
 //! ```
 //!
-//! The initial values `q_0, p_0` are essential conditions: their test functions vanish
+//! The initial values `q_0, v_0` are essential conditions: their test functions vanish
 //! [P, Eq. (13), (15)]. The initial multiplier `λ_0` is prescribed as well, by the
 //! acceleration-level constraint `Φ̈(0) = 0` (see [`consistent_multiplier`]), and its test
 //! function is dropped. Keeping `λ_0` unknown with its test function `M^0` would impose the
@@ -21,14 +22,14 @@
 //! Tangent blocks between element nodes `A`, `B` (`c = ∫M^A M^B`, `d = ∫M^A Ṁ^B`):
 //!
 //! ```text
-//!            q_B          p_B          λ_B
-//! R_p^A   [ d I         −c 𝕄⁻¹         0    ]
-//! R_q^A   [ ∫M^A M^B K   d I       ∫M^A M^B Gᵀ]
+//!            q_B          v_B          λ_B
+//! R_v^A   [ d I          −c I           0    ]
+//! R_q^A   [ ∫M^A M^B K   d 𝕄       ∫M^A M^B Gᵀ]
 //! R_λ^A   [ ∫M^A M^B G    0            0    ]
 //! ```
 //!
-//! Unknowns are numbered node by node (`q, p, λ` per node), so the matrix is block banded with
-//! bandwidth `p` nodes; rows are paired with unknowns (`R_p` ↔ `p`, `R_q` ↔ `q`, `R_λ` ↔ `λ`).
+//! Unknowns are numbered node by node (`q, v, λ` per node), so the matrix is block banded with
+//! bandwidth `p` nodes; rows are paired with unknowns (`R_v` ↔ `v`, `R_q` ↔ `q`, `R_λ` ↔ `λ`).
 
 use crate::basis::{GaussLegendre, LagrangeBasis};
 use crate::discretize::pattern::{CscPattern, SKIP};
@@ -55,7 +56,7 @@ pub struct SpaceTimeBlock<'s, S: ConstrainedSystem + ?Sized> {
     pattern: CscPattern,
     /// `positions[e * (p+1)² nt + (A (p+1) + B) nt + k]`: matrix position or [`SKIP`].
     positions: Vec<u32>,
-    minv: Vec<(usize, usize, f64)>,
+    mass: Vec<(usize, usize, f64)>,
     breakpoints: Vec<f64>,
     // scratch
     ev: PointEval,
@@ -86,11 +87,11 @@ impl<'s, S: ConstrainedSystem + ?Sized> SpaceTimeBlock<'s, S> {
         let nq = sys.n_q();
         let nl = sys.n_lambda();
         let nd = 2 * nq + nl;
-        let minv = sys.inverse_mass().to_vec();
-        let nt = 2 * nq + minv.len() + sys.k_pattern().len() + 2 * sys.g_pattern().len();
+        let mass = sys.mass().to_vec();
+        let nt = 2 * nq + mass.len() + sys.k_pattern().len() + 2 * sys.g_pattern().len();
         let np = order + 1;
         let n_unknowns = n_el * order * nd;
-        // node 0 is fully prescribed (q₀, p₀, λ₀)
+        // node 0 is fully prescribed (q₀, v₀, λ₀)
         let unknown =
             |node: usize, c: usize| -> Option<usize> { (node > 0).then(|| (node - 1) * nd + c) };
         let template = crate::discretize::pattern::node_pair_template(sys);
@@ -137,7 +138,7 @@ impl<'s, S: ConstrainedSystem + ?Sized> SpaceTimeBlock<'s, S> {
             nt,
             pattern,
             positions,
-            minv,
+            mass,
             breakpoints: sys.breakpoints(),
             ev: sys.new_point_eval(),
             elem_vals: vec![0.0; np * np * nt],
@@ -177,18 +178,18 @@ impl<'s, S: ConstrainedSystem + ?Sized> SpaceTimeBlock<'s, S> {
     }
 
     /// Writes the nodal state (`n_nodes × node_dofs`, node-major) from the initial values
-    /// `(q0, p0, λ0)` and the unknown vector `x` (all later nodes).
+    /// `(q0, v0, λ0)` and the unknown vector `x` (all later nodes).
     pub fn nodal_from_unknowns(
         &self,
         q0: &[f64],
-        p0: &[f64],
+        v0: &[f64],
         l0: &[f64],
         x: &[f64],
         nodal: &mut [f64],
     ) {
         let (nq, nd) = (self.nq, self.nd);
         nodal[..nq].copy_from_slice(q0);
-        nodal[nq..2 * nq].copy_from_slice(p0);
+        nodal[nq..2 * nq].copy_from_slice(v0);
         nodal[2 * nq..nd].copy_from_slice(l0);
         nodal[nd..].copy_from_slice(x);
     }
@@ -223,7 +224,7 @@ impl<'s, S: ConstrainedSystem + ?Sized> SpaceTimeBlock<'s, S> {
         let tangent = values.is_some();
         let nk = self.sys.k_pattern().len();
         let ng = self.sys.g_pattern().len();
-        let nm = self.minv.len();
+        let nm = self.mass.len();
         let mut subs = Vec::with_capacity(4);
         for el in 0..self.n_el {
             let ta = t0 + el as f64 * h;
@@ -243,7 +244,7 @@ impl<'s, S: ConstrainedSystem + ?Sized> SpaceTimeBlock<'s, S> {
                     for d in &mut self.dn_buf {
                         *d /= h;
                     }
-                    // fields = [q_h, p_h, λ_h | q̇_h, ṗ_h, λ̇_h]
+                    // fields = [q_h, v_h, λ_h | q̇_h, v̇_h, λ̇_h]
                     let (val, der) = self.fields.split_at_mut(nd);
                     val.fill(0.0);
                     der.fill(0.0);
@@ -255,21 +256,21 @@ impl<'s, S: ConstrainedSystem + ?Sized> SpaceTimeBlock<'s, S> {
                         }
                     }
                     let (qh, rest) = val.split_at(nq);
-                    let (ph, lh) = rest.split_at(nq);
+                    let (vh, lh) = rest.split_at(nq);
                     let (qdot, rest) = der.split_at(nq);
-                    let pdot = &rest[..nq];
+                    let vdot = &rest[..nq];
                     self.sys.eval(t, qh, lh, &mut self.ev, tangent);
-                    // pointwise residuals: rp = q̇ − 𝕄⁻¹p, rq = ṗ + Gᵀλ − f, rl = Φ
+                    // pointwise residuals: rv = q̇ − v, rq = 𝕄v̇ + Gᵀλ − f, rl = Φ
                     // (accumulated directly, weighted by w M^A)
                     for a in 0..np {
                         let wa = w * self.n_buf[a];
                         let ra = &mut self.elem_res[a * nd..(a + 1) * nd];
                         for i in 0..nq {
-                            ra[nq + i] += wa * qdot[i]; // R_p
-                            ra[i] += wa * (pdot[i] - self.ev.force[i]); // R_q
+                            ra[nq + i] += wa * (qdot[i] - vh[i]); // R_v
+                            ra[i] -= wa * self.ev.force[i]; // R_q
                         }
-                        for &(i, j, m) in &self.minv {
-                            ra[nq + i] -= wa * m * ph[j];
+                        for &(i, j, m) in &self.mass {
+                            ra[i] += wa * m * vdot[j];
                         }
                         for (&(e, j), &g) in self.sys.g_pattern().iter().zip(&self.ev.g) {
                             ra[j] += wa * g * lh[e];
@@ -286,15 +287,15 @@ impl<'s, S: ConstrainedSystem + ?Sized> SpaceTimeBlock<'s, S> {
                                 let blk =
                                     &mut self.elem_vals[(a * np + b) * nt..(a * np + b + 1) * nt];
                                 let (b1, rest) = blk.split_at_mut(nq);
-                                let (b2, rest) = rest.split_at_mut(nm);
-                                let (b3, rest) = rest.split_at_mut(nq);
+                                let (b2, rest) = rest.split_at_mut(nq);
+                                let (b3, rest) = rest.split_at_mut(nm);
                                 let (b4, rest) = rest.split_at_mut(nk);
                                 let (b5, b6) = rest.split_at_mut(ng);
                                 b1.iter_mut().for_each(|x| *x += d);
-                                for (x, &(_, _, m)) in b2.iter_mut().zip(&self.minv) {
-                                    *x -= c * m;
+                                b2.iter_mut().for_each(|x| *x -= c);
+                                for (x, &(_, _, m)) in b3.iter_mut().zip(&self.mass) {
+                                    *x += d * m;
                                 }
-                                b3.iter_mut().for_each(|x| *x += d);
                                 for (x, &k) in b4.iter_mut().zip(&self.ev.k) {
                                     *x += c * k;
                                 }
@@ -356,74 +357,4 @@ pub fn split_at_breakpoints(breakpoints: &[f64], ta: f64, tb: f64, out: &mut Vec
         }
     }
     out.push((prev, 1.0));
-}
-
-/// Consistent multiplier at a state `(q, p)` from `Φ̈ = 0`:
-/// `G 𝕄⁻¹ Gᵀ λ = G 𝕄⁻¹ f + (vᵀ ∂²Φ_k/∂q² v)_k`, `v = 𝕄⁻¹ p` (index reduction of the DAE at
-/// one instant). Returns `None` if `G 𝕄⁻¹ Gᵀ` is singular (redundant constraints).
-pub fn consistent_multiplier<S: ConstrainedSystem + ?Sized>(
-    sys: &S,
-    t: f64,
-    q: &[f64],
-    p: &[f64],
-) -> Option<Vec<f64>> {
-    let (nq, nl) = (sys.n_q(), sys.n_lambda());
-    if nl == 0 {
-        return Some(Vec::new());
-    }
-    let mut v = vec![0.0; nq];
-    for &(i, j, m) in sys.inverse_mass() {
-        v[i] += m * p[j];
-    }
-    let mut ev = sys.new_point_eval();
-    let zero = vec![0.0; nl];
-    sys.eval(t, q, &zero, &mut ev, true);
-    let k0 = ev.k.clone();
-    let f = ev.force.clone();
-    let g = ev.g.clone();
-    // explicit time dependence: Φ̈ = G q̈ + vᵀHv + ∂²Φ/∂t² (G does not depend on t)
-    let phi_tt = ev.phi_tt.clone();
-    // curvature terms vᵀ H_k v from K(e_k) − K(0) (K is affine in λ)
-    let mut rhs = vec![0.0; nl];
-    let mut unit = vec![0.0; nl];
-    for k in 0..nl {
-        unit[k] = 1.0;
-        sys.eval(t, q, &unit, &mut ev, true);
-        unit[k] = 0.0;
-        rhs[k] = sys
-            .k_pattern()
-            .iter()
-            .zip(ev.k.iter().zip(&k0))
-            .map(|(&(i, j), (a, b))| v[i] * (a - b) * v[j])
-            .sum::<f64>()
-            + phi_tt[k];
-    }
-    // 𝕄⁻¹ f and 𝕄⁻¹ Gᵀ (dense columns, small)
-    let mut minv_f = vec![0.0; nq];
-    for &(i, j, m) in sys.inverse_mass() {
-        minv_f[i] += m * f[j];
-    }
-    let mut gt = vec![0.0; nq * nl]; // Gᵀ, row-major nq × nl
-    for (&(e, j), &val) in sys.g_pattern().iter().zip(&g) {
-        gt[j * nl + e] += val;
-    }
-    let mut minv_gt = vec![0.0; nq * nl];
-    for &(i, j, m) in sys.inverse_mass() {
-        for e in 0..nl {
-            minv_gt[i * nl + e] += m * gt[j * nl + e];
-        }
-    }
-    let mut a = vec![0.0; nl * nl];
-    for (&(e, j), &val) in sys.g_pattern().iter().zip(&g) {
-        rhs[e] += val * minv_f[j];
-        for c in 0..nl {
-            a[e * nl + c] += val * minv_gt[j * nl + c];
-        }
-    }
-    let ainv = crate::math::inv_small(&a, nl)?;
-    Some(
-        (0..nl)
-            .map(|e| (0..nl).map(|c| ainv[e * nl + c] * rhs[c]).sum())
-            .collect(),
-    )
 }

@@ -142,6 +142,16 @@ impl RigidBody {
         q
     }
 
+    /// Initial velocities `v(0) = q̇(0) = (φ̄_t, d_1,t, d_2,t, d_3,t)`.
+    pub fn initial_v(&self) -> [f64; 12] {
+        let mut v = [0.0; 12];
+        v[..3].copy_from_slice(&self.velocity);
+        for i in 0..3 {
+            v[3 + 3 * i..6 + 3 * i].copy_from_slice(&self.director_velocities[i]);
+        }
+        v
+    }
+
     /// Initial momenta `p(0) = 𝕄 q̇(0)`, i.e. `π̄ = M φ̄_t + S^j d_j,t`, `π_i = S^i φ̄_t + E^ij d_j,t`.
     pub fn initial_p(&self) -> [f64; 12] {
         let m4 = self.mass.reduced_mass_matrix();

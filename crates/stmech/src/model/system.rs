@@ -1,12 +1,16 @@
 //! The semi-discrete constrained mechanical system that every time discretisation consumes:
 //!
 //! ```text
-//! q̇ = 𝕄⁻¹ p,    ṗ + G(q)ᵀ λ = f(q, t),    Φ(q) = 0,        G = ∂Φ/∂q,
+//! q̇ = v,    𝕄 v̇ + G(q)ᵀ λ = f(q, t),    Φ(q) = 0,        G = ∂Φ/∂q,
 //! ```
 //!
-//! the strong form behind the mixed weak form of [P, Eq. (11)]. A system exposes constant
-//! sparsity patterns for `G` and for the tangent `K = ∂(Gᵀλ − f)/∂q`, and fills their values at
-//! one time point; the space-time assembler maps pattern entries to matrix positions once.
+//! the strong form behind the mixed weak form of [P, Eq. (11)], written with the velocity `v`
+//! instead of the momentum `p = 𝕄 v`. For an invertible mass matrix the two forms have the same
+//! discrete solutions (the trial space of `v` is that of `p` mapped by the constant `𝕄⁻¹`), and
+//! the velocity form needs no inverse: a director beam's mass matrix is singular (the director
+//! `d₃` carries no inertia) and is used as it is. A system exposes constant sparsity patterns for
+//! `𝕄`, for `G` and for the tangent `K = ∂(Gᵀλ − f)/∂q`, and fills their values at one time
+//! point; the space-time assembler maps pattern entries to matrix positions once.
 
 use crate::math::{Vec3, cross};
 use crate::model::{Constraint, Load, Orthonormality, RigidBody};
@@ -55,8 +59,9 @@ pub trait ConstrainedSystem: Sync {
     fn n_q(&self) -> usize;
     /// Number of constraint equations (multipliers).
     fn n_lambda(&self) -> usize;
-    /// Non-zero entries `(row, col, value)` of the constant inverse mass matrix `𝕄⁻¹`.
-    fn inverse_mass(&self) -> &[(usize, usize, f64)];
+    /// Non-zero entries `(row, col, value)` of the constant, symmetric mass matrix `𝕄`
+    /// (positive semi-definite; singular where a coordinate carries no inertia).
+    fn mass(&self) -> &[(usize, usize, f64)];
     /// Pattern `(constraint row, q column)` of `G`.
     fn g_pattern(&self) -> &[(usize, usize)];
     /// Pattern `(q row, q column)` of `K`.
@@ -72,16 +77,37 @@ pub trait ConstrainedSystem: Sync {
     fn breakpoints(&self) -> Vec<f64>;
     /// Potential energy of the conservative loads (J).
     fn potential_energy(&self, q: &[f64]) -> f64;
-    /// Angular momentum about the origin (kg·m²/s), global frame.
-    fn angular_momentum(&self, q: &[f64], p: &[f64]) -> Vec3;
-
-    /// Kinetic energy `½ pᵀ 𝕄⁻¹ p` (J).
-    fn kinetic_energy(&self, p: &[f64]) -> f64 {
+    /// Kinetic energy `½ vᵀ 𝕄 v` (J).
+    fn kinetic_energy(&self, v: &[f64]) -> f64 {
         0.5 * self
-            .inverse_mass()
+            .mass()
             .iter()
-            .map(|&(i, j, v)| p[i] * v * p[j])
+            .map(|&(i, j, m)| v[i] * m * v[j])
             .sum::<f64>()
+    }
+
+    /// Generalised momentum `p = 𝕄 v` into `p` (length `n_q`).
+    fn momentum_into(&self, v: &[f64], p: &mut [f64]) {
+        p.fill(0.0);
+        for &(i, j, m) in self.mass() {
+            p[i] += m * v[j];
+        }
+    }
+
+    /// Angular momentum about the origin (kg·m²/s), global frame: `L = Σ_k q_k × p_k` over the
+    /// coordinate triplets `q_k` (placements and directors are all spatial vectors, so this is
+    /// the director form of `∫ x × ρ ẋ dV`), `p = 𝕄 v`.
+    fn angular_momentum(&self, q: &[f64], v: &[f64]) -> Vec3 {
+        let mut p = vec![0.0; q.len()];
+        self.momentum_into(v, &mut p);
+        let mut l = [0.0; 3];
+        for (qk, pk) in q.chunks_exact(3).zip(p.chunks_exact(3)) {
+            let c = cross(&[qk[0], qk[1], qk[2]], &[pk[0], pk[1], pk[2]]);
+            for k in 0..3 {
+                l[k] += c[k];
+            }
+        }
+        l
     }
 }
 
@@ -97,7 +123,7 @@ pub struct MultibodySystem {
     constraints: Vec<Box<dyn Constraint>>,
     lambda_offsets: Vec<usize>,
     n_lambda: usize,
-    inverse_mass: Vec<(usize, usize, f64)>,
+    mass: Vec<(usize, usize, f64)>,
     g_pattern: Vec<(usize, usize)>,
     k_pattern: Vec<(usize, usize)>,
     /// Per body: position in `k_pattern` of each entry of its dense 12×12 block.
@@ -162,19 +188,14 @@ impl MultibodySystem {
             n_lambda += c.n_eq();
         }
 
-        let mut inverse_mass = Vec::new();
+        let mut mass = Vec::new();
         for (b, body) in bodies.iter().enumerate() {
-            let inv = crate::math::inv_small(&body.mass.reduced_mass_matrix(), 4)
-                .ok_or_else(|| SystemError::MassNotPositiveDefinite(body.name.clone()))?;
+            let m4 = body.mass.reduced_mass_matrix();
             for a in 0..4 {
                 for c in 0..4 {
-                    if inv[a * 4 + c] != 0.0 {
+                    if m4[a * 4 + c] != 0.0 {
                         for k in 0..3 {
-                            inverse_mass.push((
-                                12 * b + 3 * a + k,
-                                12 * b + 3 * c + k,
-                                inv[a * 4 + c],
-                            ));
+                            mass.push((12 * b + 3 * a + k, 12 * b + 3 * c + k, m4[a * 4 + c]));
                         }
                     }
                 }
@@ -250,7 +271,7 @@ impl MultibodySystem {
             constraints,
             lambda_offsets,
             n_lambda,
-            inverse_mass,
+            mass,
             g_pattern,
             k_pattern,
             body_k_map,
@@ -272,11 +293,11 @@ impl MultibodySystem {
             .zip(self.lambda_offsets.iter().copied())
     }
 
-    /// Initial coordinates and momenta of all bodies.
+    /// Initial coordinates and velocities of all bodies.
     pub fn initial_state(&self) -> (Vec<f64>, Vec<f64>) {
         let q = self.bodies.iter().flat_map(|b| b.initial_q()).collect();
-        let p = self.bodies.iter().flat_map(|b| b.initial_p()).collect();
-        (q, p)
+        let v = self.bodies.iter().flat_map(|b| b.initial_v()).collect();
+        (q, v)
     }
 }
 
@@ -289,8 +310,8 @@ impl ConstrainedSystem for MultibodySystem {
         self.n_lambda
     }
 
-    fn inverse_mass(&self) -> &[(usize, usize, f64)] {
-        &self.inverse_mass
+    fn mass(&self) -> &[(usize, usize, f64)] {
+        &self.mass
     }
 
     fn g_pattern(&self) -> &[(usize, usize)] {
@@ -433,21 +454,6 @@ impl ConstrainedSystem for MultibodySystem {
             })
             .sum()
     }
-
-    fn angular_momentum(&self, q: &[f64], p: &[f64]) -> Vec3 {
-        // L = Σ_b φ̄ × π̄ + Σ_i d_i × π_i  (director form of x × ρ ẋ integrated over the body)
-        let mut l = [0.0; 3];
-        for b in 0..self.bodies.len() {
-            for a in 0..4 {
-                let o = 12 * b + 3 * a;
-                let c = cross(&[q[o], q[o + 1], q[o + 2]], &[p[o], p[o + 1], p[o + 2]]);
-                for k in 0..3 {
-                    l[k] += c[k];
-                }
-            }
-        }
-        l
-    }
 }
 
 #[cfg(test)]
@@ -521,19 +527,26 @@ mod tests {
     }
 
     #[test]
-    fn inverse_mass_inverts_mass() {
+    fn momentum_is_mass_times_velocity() {
         let sys = MultibodySystem::new(vec![body()], vec![], vec![]).unwrap();
-        let (_, p) = sys.initial_state();
-        let mut v = [0.0; 12];
-        for &(i, j, m) in sys.inverse_mass() {
-            v[i] += m * p[j];
-        }
+        let (_, v) = sys.initial_state();
+        let mut p = [0.0; 12];
+        sys.momentum_into(&v, &mut p);
         let b = body();
-        assert!((v[0] - b.velocity[0]).abs() < 1e-14);
-        for i in 0..3 {
+        assert_eq!(p, b.initial_p());
+        // L = Σ_b φ̄ × π̄ + Σ_i d_i × π_i for one body
+        let q = b.initial_q();
+        let l = sys.angular_momentum(&q, &v);
+        let mut want = [0.0; 3];
+        for a in 0..4 {
+            let c = cross(
+                &[q[3 * a], q[3 * a + 1], q[3 * a + 2]],
+                &[p[3 * a], p[3 * a + 1], p[3 * a + 2]],
+            );
             for k in 0..3 {
-                assert!((v[3 + 3 * i + k] - b.director_velocities[i][k]).abs() < 1e-14);
+                want[k] += c[k];
             }
         }
+        assert_eq!(l, want);
     }
 }

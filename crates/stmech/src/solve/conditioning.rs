@@ -8,11 +8,10 @@
 //! from the initial state, multipliers from `Φ̈ = 0`), i.e. the matrix of the first Newton
 //! iteration. Rows are not rescaled: this is the matrix the solver factorises.
 
-use crate::discretize::space_time::consistent_multiplier;
 use crate::discretize::{PetrovGalerkinBlock, SpaceTimeBlock};
 use crate::model::ConstrainedSystem;
+use crate::solve::consistent::consistent_multiplier;
 use crate::solve::scheme::theta::{ThetaScheme, step_jacobian_dense};
-use crate::solve::scheme::velocity;
 
 /// Which iteration matrix.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
@@ -64,22 +63,21 @@ pub fn condition_number(n: usize, a: &[f64]) -> f64 {
 }
 
 /// Condition number of the iteration matrix of `case` with step / element size `h`, starting
-/// from `(q0, p0)` at `t0`.
+/// from `(q0, v0)` at `t0`.
 pub fn iteration_matrix_condition<S: ConstrainedSystem + ?Sized>(
     sys: &S,
     case: ConditionCase,
     t0: f64,
     q0: &[f64],
-    p0: &[f64],
+    v0: &[f64],
     h: f64,
 ) -> f64 {
     let nq = sys.n_q();
-    let lam = consistent_multiplier(sys, t0, q0, p0).unwrap_or_else(|| vec![0.0; sys.n_lambda()]);
-    let v = velocity(sys, p0);
-    let moved = |s: f64| -> Vec<f64> { (0..nq).map(|i| q0[i] + s * v[i]).collect() };
+    let lam = consistent_multiplier(sys, t0, q0, v0).unwrap_or_else(|| vec![0.0; sys.n_lambda()]);
+    let moved = |s: f64| -> Vec<f64> { (0..nq).map(|i| q0[i] + s * v0[i]).collect() };
     let (n, dense) = match case {
         ConditionCase::Midpoint => {
-            step_jacobian_dense(sys, ThetaScheme::MIDPOINT, t0, q0, p0, h, &lam)
+            step_jacobian_dense(sys, ThetaScheme::MIDPOINT, t0, q0, v0, h, &lam)
         }
         ConditionCase::PetrovGalerkin { order, elements } => {
             let mut blk = PetrovGalerkinBlock::new(sys, order, elements, h, order);
@@ -87,11 +85,11 @@ pub fn iteration_matrix_condition<S: ConstrainedSystem + ?Sized>(
             let mut x = vec![0.0; n];
             blk.set_multipliers(&mut x, &lam);
             for a in 1..blk.n_nodes() {
-                blk.set_node(&mut x, a, &moved(a as f64 * h / order as f64), p0);
+                blk.set_node(&mut x, a, &moved(a as f64 * h / order as f64), v0);
             }
             let mut r = vec![0.0; n];
             let mut vals = vec![0.0; blk.pattern().nnz()];
-            blk.assemble(t0, q0, p0, &x, &mut r, Some(&mut vals));
+            blk.assemble(t0, q0, v0, &x, &mut r, Some(&mut vals));
             (n, blk.pattern().to_dense(&vals))
         }
         ConditionCase::Bubnov { order, elements } => {
@@ -102,7 +100,7 @@ pub fn iteration_matrix_condition<S: ConstrainedSystem + ?Sized>(
             for a in 0..blk.n_nodes() {
                 let node = &mut nodal[a * nd..(a + 1) * nd];
                 node[..nq].copy_from_slice(&moved(a as f64 * h / order as f64));
-                node[nq..2 * nq].copy_from_slice(p0);
+                node[nq..2 * nq].copy_from_slice(v0);
                 node[2 * nq..].copy_from_slice(&lam);
             }
             let n = blk.size().unknowns;

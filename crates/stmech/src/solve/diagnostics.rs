@@ -69,8 +69,8 @@ pub fn element_diagnostics<S: ConstrainedSystem + ?Sized>(
     let quad = GaussLegendre::new(p + 2);
     let nq = traj.n_q;
     let (mut n, mut dn) = (vec![0.0; np], vec![0.0; np]);
-    let (mut q, mut pm) = (vec![0.0; nq], vec![0.0; nq]);
-    let energy = |q: &[f64], pm: &[f64]| sys.kinetic_energy(pm) + sys.potential_energy(q);
+    let (mut q, mut vm) = (vec![0.0; nq], vec![0.0; nq]);
+    let energy = |q: &[f64], vm: &[f64]| sys.kinetic_energy(vm) + sys.potential_energy(q);
     (0..traj.n_elements())
         .map(|el| {
             work::visit(1);
@@ -80,15 +80,15 @@ pub fn element_diagnostics<S: ConstrainedSystem + ?Sized>(
             for (&x, &w) in quad.points.iter().zip(&quad.weights) {
                 basis.eval_into(x, &mut n, &mut dn);
                 q.fill(0.0);
-                pm.fill(0.0);
+                vm.fill(0.0);
                 for (a, &na) in n.iter().enumerate() {
                     for i in 0..nq {
                         q[i] += na * traj.q_at(k0 + a)[i];
-                        pm[i] += na * traj.p_at(k0 + a)[i];
+                        vm[i] += na * traj.v_at(k0 + a)[i];
                     }
                 }
-                e_mean += w * energy(&q, &pm);
-                let l = sys.angular_momentum(&q, &pm);
+                e_mean += w * energy(&q, &vm);
+                let l = sys.angular_momentum(&q, &vm);
                 for k in 0..3 {
                     l_mean[k] += w * l[k];
                 }
@@ -96,8 +96,8 @@ pub fn element_diagnostics<S: ConstrainedSystem + ?Sized>(
             ElementDiagnostics {
                 t_start: traj.times[k0],
                 t_end: traj.times[k1],
-                energy_start: energy(traj.q_at(k0), traj.p_at(k0)),
-                energy_end: energy(traj.q_at(k1), traj.p_at(k1)),
+                energy_start: energy(traj.q_at(k0), traj.v_at(k0)),
+                energy_end: energy(traj.q_at(k1), traj.v_at(k1)),
                 energy_mean: e_mean,
                 angular_momentum_mean: l_mean,
             }

@@ -2,6 +2,7 @@
 
 pub mod banded;
 pub mod conditioning;
+pub mod consistent;
 pub mod diagnostics;
 pub mod linear;
 pub mod newton;

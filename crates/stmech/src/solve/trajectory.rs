@@ -33,8 +33,8 @@ pub struct Trajectory {
     pub times: Vec<f64>,
     /// `q` at the nodes, node-major (`times.len() × n_q`).
     pub q: Vec<f64>,
-    /// `p` at the nodes, node-major.
-    pub p: Vec<f64>,
+    /// Velocities `v = q̇` at the nodes, node-major (momenta: [`ConstrainedSystem::momentum_into`]).
+    pub v: Vec<f64>,
     /// `λ` at the nodes, node-major.
     pub lambda: Vec<f64>,
     /// Solver statistics per block.
@@ -59,9 +59,9 @@ impl Trajectory {
         &self.q[k * self.n_q..(k + 1) * self.n_q]
     }
 
-    /// `p` at node `k`.
-    pub fn p_at(&self, k: usize) -> &[f64] {
-        &self.p[k * self.n_q..(k + 1) * self.n_q]
+    /// `v` at node `k`.
+    pub fn v_at(&self, k: usize) -> &[f64] {
+        &self.v[k * self.n_q..(k + 1) * self.n_q]
     }
 
     /// `λ` at node `k`.

@@ -57,15 +57,15 @@ pub fn node_diagnostics<S: ConstrainedSystem + ?Sized>(
     (0..traj.len())
         .map(|k| {
             work::visit(1);
-            let (q, p) = (traj.q_at(k), traj.p_at(k));
+            let (q, v) = (traj.q_at(k), traj.v_at(k));
             sys.eval(traj.times[k], q, &lambda, &mut ev, false);
-            let kinetic_energy = sys.kinetic_energy(p);
+            let kinetic_energy = sys.kinetic_energy(v);
             let potential_energy = sys.potential_energy(q);
             NodeDiagnostics {
                 kinetic_energy,
                 potential_energy,
                 total_energy: kinetic_energy + potential_energy,
-                angular_momentum: sys.angular_momentum(q, p),
+                angular_momentum: sys.angular_momentum(q, v),
                 constraint_violation: ev.phi.iter().fold(0.0, |m: f64, x| m.max(x.abs())),
             }
         })
@@ -157,12 +157,15 @@ pub fn write_trajectory_csv_labelled<W: Write>(
     let lam = vec![0.0; sys.n_lambda()];
     let mut per = vec![0.0; sys.constraints().count()];
     let mut line = String::new();
+    let mut p = vec![0.0; sys.n_q()];
     for (k, d) in diagnostics.iter().enumerate().take(traj.len()) {
         use std::fmt::Write as _;
         work::visit(1);
         line.clear();
         let _ = write!(line, "{:e}", traj.times[k]);
-        let (q, p) = (traj.q_at(k), traj.p_at(k));
+        let q = traj.q_at(k);
+        // momenta p = 𝕄 v (the trajectory holds velocities)
+        sys.momentum_into(traj.v_at(k), &mut p);
         for b in 0..sys.bodies().len() {
             for x in q[12 * b..12 * b + 12].iter().chain(&p[12 * b..12 * b + 12]) {
                 let _ = write!(line, ",{x:e}");
@@ -500,11 +503,11 @@ vector = [0.0, 0.0, -9.81]
 
     /// The scenario's trajectory (every block).
     fn solve(s: &Scenario) -> Trajectory {
-        let (q0, p0) = s.system.initial_state();
+        let (q0, v0) = s.system.initial_state();
         simulate(
             &s.system,
             &q0,
-            &p0,
+            &v0,
             s.t_start,
             s.t_end,
             &s.method,
@@ -638,7 +641,7 @@ vector = [1.0, 1.0, 1.0]
             order: 2,
             times: (0..=2 * n_el).map(|k| k as f64 * 0.5 * h).collect(),
             q: Vec::new(),
-            p: Vec::new(),
+            v: Vec::new(),
             lambda: Vec::new(),
             blocks,
             method: String::new(),
@@ -688,11 +691,11 @@ vector = [1.0, 1.0, 1.0]
             },
             ..s
         };
-        let (q0, p0) = s.system.initial_state();
+        let (q0, v0) = s.system.initial_state();
         let err = simulate(
             &s.system,
             &q0,
-            &p0,
+            &v0,
             s.t_start,
             s.t_end,
             &s.method,

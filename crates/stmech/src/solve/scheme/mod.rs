@@ -25,14 +25,14 @@ pub enum Method {
     },
 }
 
-/// Simulates `sys` from `(q0, p0)` at `t_start` to `t_end`. `progress` receives the fraction
+/// Simulates `sys` from `(q0, v0)` (coordinates and velocities) at `t_start` to `t_end`. `progress` receives the fraction
 /// of the time domain done.
 // The arguments are the problem's independent inputs; bundling them would only move the list.
 #[allow(clippy::too_many_arguments)]
 pub fn simulate<S: ConstrainedSystem + ?Sized>(
     sys: &S,
     q0: &[f64],
-    p0: &[f64],
+    v0: &[f64],
     t_start: f64,
     t_end: f64,
     method: &Method,
@@ -41,25 +41,10 @@ pub fn simulate<S: ConstrainedSystem + ?Sized>(
 ) -> Result<Trajectory, SolveError> {
     match method {
         Method::SpaceTime(params) => {
-            space_time::solve(sys, q0, p0, t_start, t_end, params, newton, progress)
+            space_time::solve(sys, q0, v0, t_start, t_end, params, newton, progress)
         }
         Method::TimeStepping { scheme, step } => theta::solve(
-            sys, q0, p0, t_start, t_end, *scheme, *step, newton, progress,
+            sys, q0, v0, t_start, t_end, *scheme, *step, newton, progress,
         ),
-    }
-}
-
-/// `𝕄⁻¹ p`.
-pub(crate) fn velocity<S: ConstrainedSystem + ?Sized>(sys: &S, p: &[f64]) -> Vec<f64> {
-    let mut v = vec![0.0; sys.n_q()];
-    velocity_into(sys, p, &mut v);
-    v
-}
-
-/// `v = 𝕄⁻¹ p` into a caller-owned buffer (no allocation in step loops).
-pub(crate) fn velocity_into<S: ConstrainedSystem + ?Sized>(sys: &S, p: &[f64], v: &mut [f64]) {
-    v.fill(0.0);
-    for &(i, j, m) in sys.inverse_mass() {
-        v[i] += m * p[j];
     }
 }

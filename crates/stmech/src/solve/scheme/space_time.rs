@@ -1,15 +1,15 @@
 //! Block-wise space-time Galerkin solve [P, §4.2]: each block is solved at once by Newton
-//! (Eq. 25) with sparse LU; its end values `q, p` are the next block's initial conditions.
+//! (Eq. 25) with sparse LU; its end values `q, v` are the next block's initial conditions.
 //! Pattern and symbolic factorisation are built once and reused for all blocks. Both weak
 //! forms ([`Formulation`]) share this block loop through the private `BlockForm` trait.
 
-use super::velocity;
 use crate::discretize::pattern::CscPattern;
 use crate::discretize::petrov_galerkin::default_quadrature_points as pg_quadrature_points;
-use crate::discretize::space_time::{consistent_multiplier, default_quadrature_points};
+use crate::discretize::space_time::default_quadrature_points;
 use crate::discretize::{PetrovGalerkinBlock, SpaceTimeBlock};
 use crate::error::SolveError;
 use crate::model::ConstrainedSystem;
+use crate::solve::consistent::consistent_multiplier;
 use crate::solve::linear::LinearSolver;
 use crate::solve::newton::{NewtonContext, NewtonSolver, NewtonSystem};
 use crate::solve::{BlockReport, NewtonParams, Trajectory};
@@ -61,25 +61,25 @@ impl SpaceTimeParams {
 trait BlockForm {
     fn pattern(&self) -> &CscPattern;
     fn n_nodes(&self) -> usize;
-    /// Initial guess `x` for the block starting at `t0` from `(q0, p0)`: uniform motion with the
-    /// initial velocity, constant momenta, multipliers from `Φ̈ = 0`.
-    fn start(&mut self, t0: f64, q0: &[f64], p0: &[f64], x: &mut [f64]) -> Result<(), SolveError>;
+    /// Initial guess `x` for the block starting at `t0` from `(q0, v0)`: uniform motion with the
+    /// initial velocity, multipliers from `Φ̈ = 0`.
+    fn start(&mut self, t0: f64, q0: &[f64], v0: &[f64], x: &mut [f64]) -> Result<(), SolveError>;
     fn assemble(
         &mut self,
         t0: f64,
         q0: &[f64],
-        p0: &[f64],
+        v0: &[f64],
         x: &[f64],
         r: &mut [f64],
         v: Option<&mut [f64]>,
     );
     fn residual_norm(&self, r: &[f64]) -> f64;
-    /// Appends nodes `first..n_nodes` of the solved block (times, q, p, λ) to `traj`.
+    /// Appends nodes `first..n_nodes` of the solved block (times, q, v, λ) to `traj`.
     fn append(
         &mut self,
         t0: f64,
         q0: &[f64],
-        p0: &[f64],
+        v0: &[f64],
         x: &[f64],
         first: usize,
         traj: &mut Trajectory,
@@ -95,10 +95,10 @@ fn block_start_multiplier<S: ConstrainedSystem + ?Sized>(
     sys: &S,
     t0: f64,
     q0: &[f64],
-    p0: &[f64],
+    v0: &[f64],
 ) -> Result<Vec<f64>, SolveError> {
-    consistent_multiplier(sys, t0, q0, p0).ok_or(SolveError::Factorization(
-        "G M⁻¹ Gᵀ is singular at the block start: the constraints are redundant".into(),
+    consistent_multiplier(sys, t0, q0, v0).ok_or(SolveError::Factorization(
+        "[[M, Gᵀ], [G, 0]] is singular at the block start: the constraints are redundant".into(),
     ))
 }
 
@@ -119,19 +119,18 @@ impl<S: ConstrainedSystem + ?Sized> BlockForm for Bubnov<'_, S> {
         self.blk.n_nodes()
     }
 
-    fn start(&mut self, t0: f64, q0: &[f64], p0: &[f64], x: &mut [f64]) -> Result<(), SolveError> {
+    fn start(&mut self, t0: f64, q0: &[f64], v0: &[f64], x: &mut [f64]) -> Result<(), SolveError> {
         // λ₀ from the acceleration-level constraint at the block start (prescribed, like q₀, p₀).
-        self.lam0 = block_start_multiplier(self.sys, t0, q0, p0)?;
+        self.lam0 = block_start_multiplier(self.sys, t0, q0, v0)?;
         let nq = q0.len();
         let nd = self.blk.node_dofs();
-        let v0 = velocity(self.sys, p0);
         let dt_node = self.h / self.blk.order() as f64;
         for a in 0..self.blk.n_nodes() {
             let node = &mut self.nodal[a * nd..(a + 1) * nd];
             let s = a as f64 * dt_node;
             for i in 0..nq {
                 node[i] = q0[i] + s * v0[i];
-                node[nq + i] = p0[i];
+                node[nq + i] = v0[i];
             }
             node[2 * nq..].copy_from_slice(&self.lam0);
         }
@@ -143,13 +142,13 @@ impl<S: ConstrainedSystem + ?Sized> BlockForm for Bubnov<'_, S> {
         &mut self,
         t0: f64,
         q0: &[f64],
-        p0: &[f64],
+        v0: &[f64],
         x: &[f64],
         r: &mut [f64],
         v: Option<&mut [f64]>,
     ) {
         self.blk
-            .nodal_from_unknowns(q0, p0, &self.lam0, x, &mut self.nodal);
+            .nodal_from_unknowns(q0, v0, &self.lam0, x, &mut self.nodal);
         self.blk.assemble(t0, &self.nodal, r, v);
     }
 
@@ -161,20 +160,20 @@ impl<S: ConstrainedSystem + ?Sized> BlockForm for Bubnov<'_, S> {
         &mut self,
         t0: f64,
         q0: &[f64],
-        p0: &[f64],
+        v0: &[f64],
         x: &[f64],
         first: usize,
         traj: &mut Trajectory,
     ) {
         self.blk
-            .nodal_from_unknowns(q0, p0, &self.lam0, x, &mut self.nodal);
+            .nodal_from_unknowns(q0, v0, &self.lam0, x, &mut self.nodal);
         let (nq, nd) = (q0.len(), self.blk.node_dofs());
         let dt_node = self.h / self.blk.order() as f64;
         for a in first..self.blk.n_nodes() {
             let node = &self.nodal[a * nd..(a + 1) * nd];
             traj.times.push(t0 + a as f64 * dt_node);
             traj.q.extend_from_slice(&node[..nq]);
-            traj.p.extend_from_slice(&node[nq..2 * nq]);
+            traj.v.extend_from_slice(&node[nq..2 * nq]);
             traj.lambda.extend_from_slice(&node[2 * nq..]);
         }
     }
@@ -208,12 +207,12 @@ struct ElementProblem<'a, 's, S: ConstrainedSystem + ?Sized> {
     blk: &'a mut PetrovGalerkinBlock<'s, S>,
     t0: f64,
     q0: &'a [f64],
-    p0: &'a [f64],
+    v0: &'a [f64],
 }
 
 impl<S: ConstrainedSystem + ?Sized> NewtonSystem for ElementProblem<'_, '_, S> {
     fn assemble(&mut self, x: &[f64], r: &mut [f64], jacobian: Option<&mut [f64]>) {
-        self.blk.assemble(self.t0, self.q0, self.p0, x, r, jacobian);
+        self.blk.assemble(self.t0, self.q0, self.v0, x, r, jacobian);
     }
 
     fn residual_norm(&self, r: &[f64]) -> f64 {
@@ -227,10 +226,9 @@ impl<S: ConstrainedSystem + ?Sized> Predictor<'_, S> {
     #[allow(clippy::too_many_arguments)]
     fn march(
         &mut self,
-        sys: &S,
         t0: f64,
         q0: &[f64],
-        p0: &[f64],
+        v0: &[f64],
         lam: &[f64],
         n_el: usize,
         h: f64,
@@ -238,19 +236,18 @@ impl<S: ConstrainedSystem + ?Sized> Predictor<'_, S> {
     ) {
         let p = self.blk.n_nodes() - 1;
         let slot = self.x.len();
-        let (mut qa, mut pa) = (q0.to_vec(), p0.to_vec());
+        let (mut qa, mut va) = (q0.to_vec(), v0.to_vec());
         let mut lam = lam.to_vec();
         for e in 0..n_el {
             let te = t0 + e as f64 * h;
             self.blk.set_multipliers(&mut self.x, &lam);
-            let v = velocity(sys, &pa);
             let mut q = qa.clone();
             for a in 1..=p {
                 let s = a as f64 * h / p as f64;
-                for (qi, (q0i, vi)) in q.iter_mut().zip(qa.iter().zip(&v)) {
+                for (qi, (q0i, vi)) in q.iter_mut().zip(qa.iter().zip(&va)) {
                     *qi = q0i + s * vi;
                 }
-                self.blk.set_node(&mut self.x, a, &q, &pa);
+                self.blk.set_node(&mut self.x, a, &q, &va);
             }
             let cx = NewtonContext {
                 block: e,
@@ -261,18 +258,18 @@ impl<S: ConstrainedSystem + ?Sized> Predictor<'_, S> {
                 blk: &mut self.blk,
                 t0: te,
                 q0: &qa,
-                p0: &pa,
+                v0: &va,
             };
             match self.solver.solve(&mut prob, &mut self.x, &self.newton, cx) {
                 Ok(rep) => self.iterations += rep.iterations,
                 Err(_) => return,
             }
             x[e * slot..(e + 1) * slot].copy_from_slice(&self.x);
-            let (qe, pe) = self.blk.node(&qa, &pa, &self.x, p);
-            let (qe, pe) = (qe.to_vec(), pe.to_vec());
+            let (qe, ve) = self.blk.node(&qa, &va, &self.x, p);
+            let (qe, ve) = (qe.to_vec(), ve.to_vec());
             self.blk.multiplier(&self.x, 0, 1.0, &mut lam);
             qa = qe;
-            pa = pe;
+            va = ve;
         }
     }
 }
@@ -286,28 +283,27 @@ impl<S: ConstrainedSystem + ?Sized> BlockForm for Petrov<'_, S> {
         self.blk.n_nodes()
     }
 
-    fn start(&mut self, t0: f64, q0: &[f64], p0: &[f64], x: &mut [f64]) -> Result<(), SolveError> {
+    fn start(&mut self, t0: f64, q0: &[f64], v0: &[f64], x: &mut [f64]) -> Result<(), SolveError> {
         // The multipliers are unknowns of every element (no λ₀ is prescribed). Initial guess:
         // the previous block's final multiplier, or Φ̈ = 0 at the first block (redundant
         // constraints are not an error here: the guess is then zero).
         if self.lam.is_empty() {
-            self.lam = consistent_multiplier(self.sys, t0, q0, p0)
+            self.lam = consistent_multiplier(self.sys, t0, q0, v0)
                 .unwrap_or_else(|| vec![0.0; self.sys.n_lambda()]);
         }
         self.blk.set_multipliers(x, &self.lam);
-        let v0 = velocity(self.sys, p0);
         let dt_node = self.h / self.order as f64;
         let mut q = q0.to_vec();
         for a in 1..self.blk.n_nodes() {
             let s = a as f64 * dt_node;
-            for (qi, (q0i, vi)) in q.iter_mut().zip(q0.iter().zip(&v0)) {
+            for (qi, (q0i, vi)) in q.iter_mut().zip(q0.iter().zip(v0)) {
                 *qi = q0i + s * vi;
             }
-            self.blk.set_node(x, a, &q, p0);
+            self.blk.set_node(x, a, &q, v0);
         }
         if let Some(pred) = self.predictor.as_mut() {
             let n_el = (self.blk.n_nodes() - 1) / self.order;
-            pred.march(self.sys, t0, q0, p0, &self.lam, n_el, self.h, x);
+            pred.march(t0, q0, v0, &self.lam, n_el, self.h, x);
         }
         Ok(())
     }
@@ -316,12 +312,12 @@ impl<S: ConstrainedSystem + ?Sized> BlockForm for Petrov<'_, S> {
         &mut self,
         t0: f64,
         q0: &[f64],
-        p0: &[f64],
+        v0: &[f64],
         x: &[f64],
         r: &mut [f64],
         v: Option<&mut [f64]>,
     ) {
-        self.blk.assemble(t0, q0, p0, x, r, v);
+        self.blk.assemble(t0, q0, v0, x, r, v);
     }
 
     fn residual_norm(&self, r: &[f64]) -> f64 {
@@ -338,7 +334,7 @@ impl<S: ConstrainedSystem + ?Sized> BlockForm for Petrov<'_, S> {
         &mut self,
         t0: f64,
         q0: &[f64],
-        p0: &[f64],
+        v0: &[f64],
         x: &[f64],
         first: usize,
         traj: &mut Trajectory,
@@ -348,10 +344,10 @@ impl<S: ConstrainedSystem + ?Sized> BlockForm for Petrov<'_, S> {
         // after the loop `self.lam` holds λ_h at the block end: the next block's initial guess
         self.lam.resize(self.sys.n_lambda(), 0.0);
         for a in first..self.blk.n_nodes() {
-            let (q, pm) = self.blk.node(q0, p0, x, a);
+            let (q, vm) = self.blk.node(q0, v0, x, a);
             traj.times.push(t0 + a as f64 * dt_node);
             traj.q.extend_from_slice(q);
-            traj.p.extend_from_slice(pm);
+            traj.v.extend_from_slice(vm);
             // λ_h is discontinuous: report the value of the element ending at the node (the
             // first element's start value at node 0).
             let (e, tau) = if a == 0 {
@@ -371,13 +367,13 @@ struct BlockProblem<'a, B: BlockForm> {
     form: &'a mut B,
     t0: f64,
     q0: &'a [f64],
-    p0: &'a [f64],
+    v0: &'a [f64],
 }
 
 impl<B: BlockForm> NewtonSystem for BlockProblem<'_, B> {
     fn assemble(&mut self, x: &[f64], r: &mut [f64], jacobian: Option<&mut [f64]>) {
         self.form
-            .assemble(self.t0, self.q0, self.p0, x, r, jacobian);
+            .assemble(self.t0, self.q0, self.v0, x, r, jacobian);
     }
 
     fn residual_norm(&self, r: &[f64]) -> f64 {
@@ -390,7 +386,7 @@ impl<B: BlockForm> NewtonSystem for BlockProblem<'_, B> {
 pub fn solve<S: ConstrainedSystem + ?Sized>(
     sys: &S,
     q0: &[f64],
-    p0: &[f64],
+    v0: &[f64],
     t_start: f64,
     t_end: f64,
     params: &SpaceTimeParams,
@@ -440,7 +436,7 @@ pub fn solve<S: ConstrainedSystem + ?Sized>(
                 predictor,
             };
             run_blocks(
-                sys, &mut form, q0, p0, t_start, t_end, params, newton, method, progress,
+                sys, &mut form, q0, v0, t_start, t_end, params, newton, method, progress,
             )
         }
         Formulation::Bubnov => {
@@ -454,7 +450,7 @@ pub fn solve<S: ConstrainedSystem + ?Sized>(
                 h,
             };
             run_blocks(
-                sys, &mut form, q0, p0, t_start, t_end, params, newton, method, progress,
+                sys, &mut form, q0, v0, t_start, t_end, params, newton, method, progress,
             )
         }
     }
@@ -465,7 +461,7 @@ fn run_blocks<S: ConstrainedSystem + ?Sized, B: BlockForm>(
     sys: &S,
     form: &mut B,
     q0: &[f64],
-    p0: &[f64],
+    v0: &[f64],
     t_start: f64,
     t_end: f64,
     params: &SpaceTimeParams,
@@ -479,7 +475,7 @@ fn run_blocks<S: ConstrainedSystem + ?Sized, B: BlockForm>(
     let n_nodes = form.n_nodes();
     let mut solver = NewtonSolver::new(LinearSolver::for_pattern(form.pattern().clone())?);
     let mut x = vec![0.0; form.pattern().n];
-    let (mut qs, mut ps) = (q0.to_vec(), p0.to_vec());
+    let (mut qs, mut vs) = (q0.to_vec(), v0.to_vec());
     let total_nodes = params
         .blocks
         .saturating_mul(n_nodes.saturating_sub(1))
@@ -491,7 +487,7 @@ fn run_blocks<S: ConstrainedSystem + ?Sized, B: BlockForm>(
         order: params.order,
         times: Vec::with_capacity(reserve(total_nodes, 1)),
         q: Vec::with_capacity(reserve(total_nodes, nq)),
-        p: Vec::with_capacity(reserve(total_nodes, nq)),
+        v: Vec::with_capacity(reserve(total_nodes, nq)),
         lambda: Vec::with_capacity(reserve(total_nodes, nl)),
         blocks: Vec::with_capacity(reserve(params.blocks, 1)),
         method,
@@ -499,7 +495,7 @@ fn run_blocks<S: ConstrainedSystem + ?Sized, B: BlockForm>(
     for b in 0..params.blocks {
         let t0 = t_start + (b * n_el) as f64 * h;
         let t1 = t0 + n_el as f64 * h;
-        form.start(t0, &qs, &ps, &mut x)?;
+        form.start(t0, &qs, &vs, &mut x)?;
         let cx = NewtonContext {
             block: b,
             t_start: t0,
@@ -510,7 +506,7 @@ fn run_blocks<S: ConstrainedSystem + ?Sized, B: BlockForm>(
                 form: &mut *form,
                 t0,
                 q0: &qs,
-                p0: &ps,
+                v0: &vs,
             };
             solver.solve(&mut prob, &mut x, newton, cx)?
         };
@@ -518,10 +514,10 @@ fn run_blocks<S: ConstrainedSystem + ?Sized, B: BlockForm>(
         let mut report = report;
         report.iterations += form.take_extra_iterations();
         let first = if b == 0 { 0 } else { 1 };
-        form.append(t0, &qs, &ps, &x, first, &mut traj);
+        form.append(t0, &qs, &vs, &x, first, &mut traj);
         let k = traj.len() - 1;
         qs.copy_from_slice(traj.q_at(k));
-        ps.copy_from_slice(traj.p_at(k));
+        vs.copy_from_slice(traj.v_at(k));
         traj.blocks.push(BlockReport {
             t_start: t0,
             t_end: t1,

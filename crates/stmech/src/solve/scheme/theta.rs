@@ -1,8 +1,8 @@
 //! One-step θ-schemes on the director DAE with the constraint enforced at the step end:
 //!
 //! ```text
-//! q₁ − q₀ = h 𝕄⁻¹ p_θ,
-//! p₁ − p₀ = h ( f(q_θ, t_θ) − G(q_θ)ᵀ λ₁ ),
+//! q₁ − q₀ = h v_θ,
+//! 𝕄 (v₁ − v₀) = h ( f(q_θ, t_θ) − G(q_θ)ᵀ λ₁ ),
 //! Φ(q₁)   = 0,                     x_θ = (1−θ) x₀ + θ x₁,  t_θ = t₀ + θ h.
 //! ```
 //!
@@ -11,7 +11,6 @@
 //! `Φ`, so the midpoint rule conserves energy and angular momentum of free bodies.
 //! The iteration matrix of this index-3 formulation has condition number `O(h⁻³)` [P, §4.1].
 
-use super::velocity_into;
 use crate::discretize::pattern::CscPattern;
 use crate::error::SolveError;
 use crate::model::{ConstrainedSystem, PointEval};
@@ -50,7 +49,7 @@ struct Step<'a, S: ConstrainedSystem + ?Sized> {
     h: f64,
     t0: f64,
     q0: &'a [f64],
-    p0: &'a [f64],
+    v0: &'a [f64],
     ev: &'a mut PointEval,
     ev1: &'a mut PointEval,
     qt: &'a mut [f64],
@@ -64,7 +63,7 @@ impl<S: ConstrainedSystem + ?Sized> NewtonSystem for Step<'_, S> {
         let (nq, nl) = (sys.n_q(), sys.n_lambda());
         let (th, h) = (self.theta, self.h);
         let (q1, rest) = x.split_at(nq);
-        let (p1, l1) = rest.split_at(nq);
+        let (v1, l1) = rest.split_at(nq);
         for i in 0..nq {
             self.qt[i] = (1.0 - th) * self.q0[i] + th * q1[i];
         }
@@ -73,11 +72,12 @@ impl<S: ConstrainedSystem + ?Sized> NewtonSystem for Step<'_, S> {
         sys.eval(self.t0 + h, q1, l1, self.ev1, false);
         r.fill(0.0);
         for i in 0..nq {
-            r[nq + i] = q1[i] - self.q0[i]; // R_p
-            r[i] = p1[i] - self.p0[i] - h * self.ev.force[i]; // R_q
+            // R_v
+            r[nq + i] = q1[i] - self.q0[i] - h * ((1.0 - th) * self.v0[i] + th * v1[i]);
+            r[i] = -h * self.ev.force[i]; // R_q
         }
-        for &(i, j, m) in sys.inverse_mass() {
-            r[nq + i] -= h * m * ((1.0 - th) * self.p0[j] + th * p1[j]);
+        for &(i, j, m) in sys.mass() {
+            r[i] += m * (v1[j] - self.v0[j]);
         }
         for (&(e, j), &g) in sys.g_pattern().iter().zip(&self.ev.g) {
             r[j] += h * g * l1[e];
@@ -91,10 +91,10 @@ impl<S: ConstrainedSystem + ?Sized> NewtonSystem for Step<'_, S> {
                 k += 1;
             };
             (0..nq).for_each(|_| put(1.0));
-            for &(_, _, m) in sys.inverse_mass() {
-                put(-h * th * m);
+            (0..nq).for_each(|_| put(-h * th));
+            for &(_, _, m) in sys.mass() {
+                put(m);
             }
-            (0..nq).for_each(|_| put(1.0));
             for &kv in &self.ev.k {
                 put(h * th * kv);
             }
@@ -113,14 +113,14 @@ impl<S: ConstrainedSystem + ?Sized> NewtonSystem for Step<'_, S> {
     }
 }
 
-/// Dense (column-major) iteration matrix of one θ-step of size `h` from `(q0, p0)` at the
-/// predictor `q₁ = q₀ + h 𝕄⁻¹p₀`, `p₁ = p₀`, `λ₁ = lam` (for conditioning studies).
+/// Dense (column-major) iteration matrix of one θ-step of size `h` from `(q0, v0)` at the
+/// predictor `q₁ = q₀ + h v₀`, `v₁ = v₀`, `λ₁ = lam` (for conditioning studies).
 pub fn step_jacobian_dense<S: ConstrainedSystem + ?Sized>(
     sys: &S,
     scheme: ThetaScheme,
     t0: f64,
     q0: &[f64],
-    p0: &[f64],
+    v0: &[f64],
     h: f64,
     lam: &[f64],
 ) -> (usize, Vec<f64>) {
@@ -134,12 +134,10 @@ pub fn step_jacobian_dense<S: ConstrainedSystem + ?Sized>(
         .collect();
     let (mut ev, mut ev1) = (sys.new_point_eval(), sys.new_point_eval());
     let mut qt = vec![0.0; nq];
-    let mut v = vec![0.0; nq];
-    velocity_into(sys, p0, &mut v);
     let mut x = vec![0.0; n];
     for i in 0..nq {
-        x[i] = q0[i] + h * v[i];
-        x[nq + i] = p0[i];
+        x[i] = q0[i] + h * v0[i];
+        x[nq + i] = v0[i];
     }
     x[2 * nq..].copy_from_slice(lam);
     let mut values = vec![0.0; pattern.nnz()];
@@ -150,7 +148,7 @@ pub fn step_jacobian_dense<S: ConstrainedSystem + ?Sized>(
         h,
         t0,
         q0,
-        p0,
+        v0,
         ev: &mut ev,
         ev1: &mut ev1,
         qt: &mut qt,
@@ -165,7 +163,7 @@ pub fn step_jacobian_dense<S: ConstrainedSystem + ?Sized>(
 pub fn solve<S: ConstrainedSystem + ?Sized>(
     sys: &S,
     q0: &[f64],
-    p0: &[f64],
+    v0: &[f64],
     t_start: f64,
     t_end: f64,
     scheme: ThetaScheme,
@@ -192,7 +190,7 @@ pub fn solve<S: ConstrainedSystem + ?Sized>(
         order: 1,
         times: vec![t_start],
         q: q0.to_vec(),
-        p: p0.to_vec(),
+        v: v0.to_vec(),
         lambda: vec![0.0; nl],
         blocks: Vec::new(),
         method: format!("{} time stepping, h = {step:.3e} s", scheme.name()),
@@ -200,9 +198,8 @@ pub fn solve<S: ConstrainedSystem + ?Sized>(
     let mut total = NewtonReport::default();
     let mut worst_final = -1.0;
     let mut x = vec![0.0; n];
-    let (mut qs, mut ps) = (q0.to_vec(), p0.to_vec());
+    let (mut qs, mut vs) = (q0.to_vec(), v0.to_vec());
     let mut lam = vec![0.0; nl];
-    let mut v = vec![0.0; nq];
     let report_every = (n_steps / 200).max(1);
     for k in 0..n_steps {
         let t0 = t_start + k as f64 * step;
@@ -212,10 +209,9 @@ pub fn solve<S: ConstrainedSystem + ?Sized>(
             t_start + (k + 1) as f64 * step
         };
         let h = t1 - t0;
-        velocity_into(sys, &ps, &mut v);
         for i in 0..nq {
-            x[i] = qs[i] + h * v[i];
-            x[nq + i] = ps[i];
+            x[i] = qs[i] + h * vs[i];
+            x[nq + i] = vs[i];
         }
         x[2 * nq..].copy_from_slice(&lam);
         let rep = {
@@ -225,7 +221,7 @@ pub fn solve<S: ConstrainedSystem + ?Sized>(
                 h,
                 t0,
                 q0: &qs,
-                p0: &ps,
+                v0: &vs,
                 ev: &mut ev,
                 ev1: &mut ev1,
                 qt: &mut qt,
@@ -252,11 +248,11 @@ pub fn solve<S: ConstrainedSystem + ?Sized>(
             total.residuals = rep.residuals;
         }
         qs.copy_from_slice(&x[..nq]);
-        ps.copy_from_slice(&x[nq..2 * nq]);
+        vs.copy_from_slice(&x[nq..2 * nq]);
         lam.copy_from_slice(&x[2 * nq..]);
         traj.times.push(t1);
         traj.q.extend_from_slice(&qs);
-        traj.p.extend_from_slice(&ps);
+        traj.v.extend_from_slice(&vs);
         traj.lambda.extend_from_slice(&lam);
         if (k + 1) % report_every == 0 {
             progress((k + 1) as f64 / n_steps as f64);
