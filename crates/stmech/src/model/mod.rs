@@ -4,6 +4,7 @@
 pub mod constraint;
 pub mod load;
 pub mod rigid_body;
+pub mod strain;
 pub mod system;
 
 pub use constraint::{
@@ -11,4 +12,5 @@ pub use constraint::{
 };
 pub use load::{Load, LoadKind, TimeFunction};
 pub use rigid_body::{MassProperties, RigidBody};
-pub use system::{ConstrainedSystem, MultibodySystem, PointEval};
+pub use strain::{StrainElement, StrainSlot};
+pub use system::{ConstrainedSystem, Deformable, MultibodySystem, NodalForces, PointEval};

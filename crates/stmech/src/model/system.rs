@@ -13,7 +13,8 @@
 //! point; the space-time assembler maps pattern entries to matrix positions once.
 
 use crate::math::{Vec3, cross};
-use crate::model::{Constraint, Load, Orthonormality, RigidBody};
+use crate::model::strain::{StrainElement, StrainScratch, StrainSlot, add_elastic, elastic_energy};
+use crate::model::{Constraint, Load, LoadKind, Orthonormality, RigidBody, TimeFunction};
 use std::collections::BTreeSet;
 
 /// Values of the system at one time point, in the patterns of [`ConstrainedSystem`].
@@ -35,6 +36,8 @@ pub struct PointEval {
     /// [`ConstrainedSystem::eval_velocity_jacobian`].
     pub gv: Vec<f64>,
     scratch: Vec<f64>,
+    /// Scratch of the strain elements (see [`crate::model::strain`]).
+    pub strain: StrainScratch,
 }
 
 impl PointEval {
@@ -49,6 +52,7 @@ impl PointEval {
             k: vec![0.0; n_k],
             gv: vec![0.0; n_g],
             scratch: vec![0.0; scratch],
+            strain: StrainScratch::default(),
         }
     }
 }
@@ -68,14 +72,37 @@ pub trait ConstrainedSystem: Sync {
     fn k_pattern(&self) -> &[(usize, usize)];
     /// Buffers sized for [`eval`](Self::eval).
     fn new_point_eval(&self) -> PointEval;
-    /// Fills `out` at `(t, q, λ)`; `K` only when `tangent` is true.
+    /// Fills `out` at `(t, q, λ)`; `K` only when `tangent` is true. The force includes the
+    /// elastic forces of the strain elements ([`strain_slots`](Self::strain_slots)) evaluated at
+    /// this instant (no viscous part: that needs velocities).
     fn eval(&self, t: f64, q: &[f64], lambda: &[f64], out: &mut PointEval, tangent: bool);
+    /// [`eval`](Self::eval) without the forces of the strain elements, for time discretisations
+    /// that integrate those themselves (`discretize::strain_time`).
+    fn eval_without_strain(
+        &self,
+        t: f64,
+        q: &[f64],
+        lambda: &[f64],
+        out: &mut PointEval,
+        tangent: bool,
+    ) {
+        assert!(
+            self.strain_slots().is_empty(),
+            "systems with strain elements override eval_without_strain"
+        );
+        self.eval(t, q, lambda, out, tangent);
+    }
+    /// Strain elements of the deformable parts (none for rigid bodies).
+    fn strain_slots(&self) -> &[StrainSlot] {
+        &[]
+    }
     /// Fills `out.gv` with `∂(G(q) v)/∂q` at `(q, v)` (the tangent of the velocity-level
     /// constraint `G(q) q̇ = 0`).
     fn eval_velocity_jacobian(&self, q: &[f64], v: &[f64], out: &mut PointEval);
     /// Times at which applied loads are discontinuous (for exact quadrature).
     fn breakpoints(&self) -> Vec<f64>;
-    /// Potential energy of the conservative loads (J).
+    /// Potential energy of the conservative loads and the stored energy of the strain
+    /// elements (J).
     fn potential_energy(&self, q: &[f64]) -> f64;
     /// Kinetic energy `½ vᵀ 𝕄 v` (J).
     fn kinetic_energy(&self, v: &[f64]) -> f64 {
@@ -111,26 +138,69 @@ pub trait ConstrainedSystem: Sync {
     }
 }
 
-/// Rigid bodies with their orthonormality constraints, further constraints and loads.
+/// A deformable contribution (a spatial director beam, say) as the system sees it: a chain of
+/// 12-coordinate frames `(φ, d_1, d_2, d_3)` (its nodes) with a constant mass matrix, strain
+/// elements and distributed loads, all in local coordinates `0..12 n_frames`. The contribution's
+/// own module builds it (`model::director_beam`); nothing in the system asks what kind it is.
+#[derive(Debug)]
+pub struct Deformable {
+    /// Name used in outputs and messages.
+    pub name: String,
+    /// Number of frames (nodes).
+    pub n_frames: usize,
+    /// Initial coordinates, `12 n_frames`.
+    pub initial_q: Vec<f64>,
+    /// Initial velocities, `12 n_frames`.
+    pub initial_v: Vec<f64>,
+    /// Mass matrix entries `(row, col, value)` in local coordinates (symmetric, may be singular).
+    pub mass: Vec<(usize, usize, f64)>,
+    /// Strain elements with the local coordinate index of each of their coordinates.
+    pub elements: Vec<(Box<dyn StrainElement>, Vec<usize>)>,
+    /// Distributed loads as consistent nodal forces.
+    pub loads: Vec<NodalForces>,
+}
+
+/// Consistent nodal forces of a distributed load on a deformable contribution (dead load).
+#[derive(Clone, Debug, PartialEq)]
+pub struct NodalForces {
+    /// Generalised forces on the local coordinates (`12 n_frames`), N and N·m.
+    pub forces: Vec<f64>,
+    /// Time function multiplying them.
+    pub time_function: TimeFunction,
+}
+
+/// Rigid bodies and deformable contributions (beams) with their orthonormality constraints,
+/// further constraints (joints) and loads: one flexible multibody system.
 ///
-/// Coordinates: body `b` owns `q[12b..12b+12] = (φ̄, d_1, d_2, d_3)`. Multipliers: the six
-/// orthonormality multipliers of each body first (in body order), then those of the extra
-/// constraints in the order given.
+/// Coordinates: every contribution is a set of 12-coordinate *frames* `(φ, d_1, d_2, d_3)`;
+/// frame `k` owns `q[12k..12k+12]`. The rigid bodies are frames `0..n_bodies` (body `b` is frame
+/// `b`), followed by the nodes of each deformable contribution in order. Joints and loads name
+/// frames, so a joint to a beam node is the same as a joint to a body. Multipliers: the six
+/// orthonormality multipliers of each frame that no joint ties rigidly (in frame order), then
+/// those of the extra constraints in the order given.
 #[derive(Debug)]
 pub struct MultibodySystem {
     bodies: Vec<RigidBody>,
+    deformables: Vec<Deformable>,
+    /// First frame of each deformable contribution.
+    deformable_frames: Vec<usize>,
+    n_frames: usize,
     loads: Vec<Load>,
+    /// Distributed loads: first global coordinate, forces, time function.
+    distributed: Vec<(usize, NodalForces)>,
     constraints: Vec<Box<dyn Constraint>>,
     lambda_offsets: Vec<usize>,
     n_lambda: usize,
     mass: Vec<(usize, usize, f64)>,
     g_pattern: Vec<(usize, usize)>,
     k_pattern: Vec<(usize, usize)>,
-    /// Per body: position in `k_pattern` of each entry of its dense 12×12 block.
-    body_k_map: Vec<Vec<usize>>,
+    /// Per frame: position in `k_pattern` of each entry of its dense 12×12 block.
+    frame_k_map: Vec<Vec<usize>>,
     /// Per constraint: positions in `g_pattern` (n_eq × n_loc) and `k_pattern` (n_loc²).
     constraint_maps: Vec<(Vec<usize>, Vec<usize>)>,
+    strain: Vec<StrainSlot>,
     max_local: usize,
+    max_strain_local: usize,
 }
 
 /// Error building a [`MultibodySystem`].
@@ -139,22 +209,77 @@ pub enum SystemError {
     /// The 4×4 mass matrix of a body is not symmetric positive definite.
     #[error("body '{0}': mass matrix [[M, S], [S, E]] is not symmetric positive definite")]
     MassNotPositiveDefinite(String),
-    /// A load names a body index that does not exist.
-    #[error("load {load} acts on body index {body}, but there are only {n_bodies} bodies")]
+    /// A load names a frame index that does not exist.
+    #[error("load {load} acts on frame index {body}, but there are only {n_bodies} frames")]
     LoadBodyOutOfRange {
         /// Load index.
         load: usize,
-        /// Body index it names.
+        /// Frame index it names.
         body: usize,
-        /// Number of bodies.
+        /// Number of frames.
         n_bodies: usize,
+    },
+    /// A body force per unit mass acts on a frame that is not a rigid body.
+    #[error(
+        "load {load}: a body force per unit mass needs a rigid body, but frame {frame} is a node of '{part}'"
+    )]
+    BodyForceOnNode {
+        /// Load index.
+        load: usize,
+        /// Frame index.
+        frame: usize,
+        /// Name of the contribution the frame belongs to.
+        part: String,
+    },
+    /// Two constraints tie the same frame rigidly.
+    #[error("frame {frame} is tied rigidly by two joints ({first} and {second}); keep one")]
+    FrameTiedTwice {
+        /// Frame index.
+        frame: usize,
+        /// Index of the first constraint (among the extra constraints).
+        first: usize,
+        /// Index of the second.
+        second: usize,
+    },
+    /// A constraint refers to a coordinate that does not exist.
+    #[error("constraint {constraint} refers to coordinate {index}, but the system has {n_q}")]
+    ConstraintOutOfRange {
+        /// Index among the extra constraints.
+        constraint: usize,
+        /// Offending coordinate.
+        index: usize,
+        /// Number of coordinates.
+        n_q: usize,
     },
 }
 
+fn metric_of(q: &[f64]) -> [[f64; 3]; 3] {
+    let mut g = [[0.0; 3]; 3];
+    for i in 0..3 {
+        for j in 0..3 {
+            g[i][j] = (0..3).map(|k| q[3 + 3 * i + k] * q[3 + 3 * j + k]).sum();
+        }
+    }
+    g
+}
+
 impl MultibodySystem {
-    /// Builds the system; each body gets its orthonormality constraint automatically.
+    /// Builds a system of rigid bodies; each body gets its orthonormality constraint
+    /// automatically.
     pub fn new(
         bodies: Vec<RigidBody>,
+        loads: Vec<Load>,
+        extra_constraints: Vec<Box<dyn Constraint>>,
+    ) -> Result<Self, SystemError> {
+        Self::with_deformables(bodies, Vec::new(), loads, extra_constraints)
+    }
+
+    /// Builds a system of rigid bodies and deformable contributions (frames numbered as in the
+    /// type docs). Every frame gets its orthonormality constraint, except the frames that an
+    /// extra constraint ties rigidly ([`Constraint::tied_frame`]).
+    pub fn with_deformables(
+        bodies: Vec<RigidBody>,
+        deformables: Vec<Deformable>,
         loads: Vec<Load>,
         extra_constraints: Vec<Box<dyn Constraint>>,
     ) -> Result<Self, SystemError> {
@@ -163,21 +288,71 @@ impl MultibodySystem {
                 return Err(SystemError::MassNotPositiveDefinite(b.name.clone()));
             }
         }
+        let mut deformable_frames = Vec::with_capacity(deformables.len());
+        let mut n_frames = bodies.len();
+        for d in &deformables {
+            deformable_frames.push(n_frames);
+            n_frames += d.n_frames;
+        }
+        let n_q = 12 * n_frames;
+        let part_of = |frame: usize| -> Option<&str> {
+            deformables
+                .iter()
+                .zip(&deformable_frames)
+                .find(|(d, f0)| frame >= **f0 && frame < **f0 + d.n_frames)
+                .map(|(d, _)| d.name.as_str())
+        };
         for (i, l) in loads.iter().enumerate() {
-            if l.body >= bodies.len() {
+            if l.body >= n_frames {
                 return Err(SystemError::LoadBodyOutOfRange {
                     load: i,
                     body: l.body,
-                    n_bodies: bodies.len(),
+                    n_bodies: n_frames,
+                });
+            }
+            if matches!(l.kind, LoadKind::BodyForce(_)) && l.body >= bodies.len() {
+                return Err(SystemError::BodyForceOnNode {
+                    load: i,
+                    frame: l.body,
+                    part: part_of(l.body).unwrap_or("?").to_owned(),
                 });
             }
         }
-        let mut constraints: Vec<Box<dyn Constraint>> = bodies
-            .iter()
-            .enumerate()
-            .map(|(b, body)| {
-                Box::new(Orthonormality::new(12 * b + 3, body.initial_metric()))
-                    as Box<dyn Constraint>
+        let mut tied: Vec<Option<usize>> = vec![None; n_frames];
+        for (ci, c) in extra_constraints.iter().enumerate() {
+            if let Some(&index) = c.indices().iter().find(|&&i| i >= n_q) {
+                return Err(SystemError::ConstraintOutOfRange {
+                    constraint: ci,
+                    index,
+                    n_q,
+                });
+            }
+            if let Some(f) = c.tied_frame() {
+                if let Some(first) = tied[f] {
+                    return Err(SystemError::FrameTiedTwice {
+                        frame: f,
+                        first,
+                        second: ci,
+                    });
+                }
+                tied[f] = Some(ci);
+            }
+        }
+        // initial coordinates of every frame (for the orthonormality metric)
+        let mut q0 = vec![0.0; n_q];
+        for (b, body) in bodies.iter().enumerate() {
+            q0[12 * b..12 * b + 12].copy_from_slice(&body.initial_q());
+        }
+        for (d, &f0) in deformables.iter().zip(&deformable_frames) {
+            q0[12 * f0..12 * (f0 + d.n_frames)].copy_from_slice(&d.initial_q);
+        }
+        let mut constraints: Vec<Box<dyn Constraint>> = (0..n_frames)
+            .filter(|&f| tied[f].is_none())
+            .map(|f| {
+                Box::new(Orthonormality::new(
+                    12 * f + 3,
+                    metric_of(&q0[12 * f..12 * f + 12]),
+                )) as Box<dyn Constraint>
             })
             .collect();
         constraints.extend(extra_constraints);
@@ -201,12 +376,42 @@ impl MultibodySystem {
                 }
             }
         }
+        let mut distributed = Vec::new();
+        let mut strain_parts = Vec::new();
+        for (d, &f0) in deformables.iter().zip(&deformable_frames) {
+            let off = 12 * f0;
+            mass.extend(d.mass.iter().map(|&(i, j, m)| (off + i, off + j, m)));
+            for l in &d.loads {
+                distributed.push((off, l.clone()));
+            }
+            for (ei, (_, idx)) in d.elements.iter().enumerate() {
+                strain_parts.push((f0, ei, idx.iter().map(|&i| off + i).collect::<Vec<_>>()));
+            }
+        }
+        // merge duplicate mass entries (assembled element matrices)
+        mass.sort_by_key(|&(i, j, _)| (i, j));
+        mass.dedup_by(|b, a| {
+            if a.0 == b.0 && a.1 == b.1 {
+                a.2 += b.2;
+                true
+            } else {
+                false
+            }
+        });
+        mass.retain(|&(_, _, m)| m != 0.0);
 
         let mut kset = BTreeSet::new();
-        for b in 0..bodies.len() {
+        for f in 0..n_frames {
             for i in 0..12 {
                 for j in 0..12 {
-                    kset.insert((12 * b + i, 12 * b + j));
+                    kset.insert((12 * f + i, 12 * f + j));
+                }
+            }
+        }
+        for (_, _, idx) in &strain_parts {
+            for &i in idx {
+                for &j in idx {
+                    kset.insert((i, j));
                 }
             }
         }
@@ -235,7 +440,7 @@ impl MultibodySystem {
                 .binary_search(&(i, j))
                 .expect("entry is in the G pattern")
         };
-        let body_k_map = (0..bodies.len())
+        let frame_k_map = (0..n_frames)
             .map(|b| {
                 (0..144)
                     .map(|e| kpos(12 * b + e / 12, 12 * b + e % 12))
@@ -265,27 +470,72 @@ impl MultibodySystem {
             .max()
             .unwrap_or(0)
             .max(12);
+        // move the elements out of the deformables into slots with global maps
+        let mut deformables = deformables;
+        let mut strain = Vec::with_capacity(strain_parts.len());
+        let mut taken: Vec<_> = deformables
+            .iter_mut()
+            .map(|d| std::mem::take(&mut d.elements).into_iter())
+            .collect();
+        let mut part = 0;
+        for (f0, _, indices) in strain_parts {
+            while deformable_frames[part] != f0 {
+                part += 1;
+            }
+            let (element, _) = taken[part].next().expect("one element per slot");
+            let k_positions = indices
+                .iter()
+                .flat_map(|&i| indices.iter().map(move |&j| (i, j)))
+                .map(|(i, j)| kpos(i, j))
+                .collect();
+            strain.push(StrainSlot {
+                element,
+                indices,
+                k_positions,
+            });
+        }
+        let max_strain_local = strain.iter().map(|s| s.indices.len()).max().unwrap_or(0);
         Ok(Self {
             bodies,
+            deformables,
+            deformable_frames,
+            n_frames,
             loads,
+            distributed,
             constraints,
             lambda_offsets,
             n_lambda,
             mass,
             g_pattern,
             k_pattern,
-            body_k_map,
+            frame_k_map,
             constraint_maps,
+            strain,
             max_local,
+            max_strain_local,
         })
     }
 
-    /// The bodies.
+    /// The rigid bodies (frames `0..bodies().len()`).
     pub fn bodies(&self) -> &[RigidBody] {
         &self.bodies
     }
 
-    /// The constraints (orthonormality of each body first), with their multiplier offsets.
+    /// The deformable contributions with their first frame index (their elements are held by
+    /// the system, see [`ConstrainedSystem::strain_slots`]).
+    pub fn deformables(&self) -> impl Iterator<Item = (&Deformable, usize)> {
+        self.deformables
+            .iter()
+            .zip(self.deformable_frames.iter().copied())
+    }
+
+    /// Number of 12-coordinate frames (bodies and nodes).
+    pub fn n_frames(&self) -> usize {
+        self.n_frames
+    }
+
+    /// The constraints (orthonormality of each untied frame first), with their multiplier
+    /// offsets.
     pub fn constraints(&self) -> impl Iterator<Item = (&dyn Constraint, usize)> {
         self.constraints
             .iter()
@@ -293,51 +543,26 @@ impl MultibodySystem {
             .zip(self.lambda_offsets.iter().copied())
     }
 
-    /// Initial coordinates and velocities of all bodies.
+    /// Initial coordinates and velocities of all frames.
     pub fn initial_state(&self) -> (Vec<f64>, Vec<f64>) {
-        let q = self.bodies.iter().flat_map(|b| b.initial_q()).collect();
-        let v = self.bodies.iter().flat_map(|b| b.initial_v()).collect();
+        let mut q: Vec<f64> = self.bodies.iter().flat_map(|b| b.initial_q()).collect();
+        let mut v: Vec<f64> = self.bodies.iter().flat_map(|b| b.initial_v()).collect();
+        for d in &self.deformables {
+            q.extend_from_slice(&d.initial_q);
+            v.extend_from_slice(&d.initial_v);
+        }
         (q, v)
     }
-}
 
-impl ConstrainedSystem for MultibodySystem {
-    fn n_q(&self) -> usize {
-        12 * self.bodies.len()
-    }
-
-    fn n_lambda(&self) -> usize {
-        self.n_lambda
-    }
-
-    fn mass(&self) -> &[(usize, usize, f64)] {
-        &self.mass
-    }
-
-    fn g_pattern(&self) -> &[(usize, usize)] {
-        &self.g_pattern
-    }
-
-    fn k_pattern(&self) -> &[(usize, usize)] {
-        &self.k_pattern
-    }
-
-    fn new_point_eval(&self) -> PointEval {
-        let m = self.max_local;
-        PointEval {
-            force: vec![0.0; self.n_q()],
-            phi: vec![0.0; self.n_lambda],
-            phi_t: vec![0.0; self.n_lambda],
-            phi_tt: vec![0.0; self.n_lambda],
-            g: vec![0.0; self.g_pattern.len()],
-            k: vec![0.0; self.k_pattern.len()],
-            gv: vec![0.0; self.g_pattern.len()],
-            // q_loc | G_loc | H_loc (also reused as the 12×12 load tangent)
-            scratch: vec![0.0; m + m * self.n_lambda.max(6) + m * m.max(12)],
-        }
-    }
-
-    fn eval(&self, t: f64, q: &[f64], lambda: &[f64], out: &mut PointEval, tangent: bool) {
+    fn eval_parts(
+        &self,
+        t: f64,
+        q: &[f64],
+        lambda: &[f64],
+        out: &mut PointEval,
+        tangent: bool,
+        with_strain: bool,
+    ) {
         out.force.fill(0.0);
         out.phi.fill(0.0);
         out.phi_t.fill(0.0);
@@ -348,21 +573,36 @@ impl ConstrainedSystem for MultibodySystem {
         }
         let m = self.max_local;
         let (q_loc, rest) = out.scratch.split_at_mut(m);
-        let (g_loc, h_loc) = rest.split_at_mut(m * self.n_lambda.max(6));
+        let (g_loc, rest) = rest.split_at_mut(m * self.n_lambda.max(6));
+        let (h_loc, _) = rest.split_at_mut(m * m.max(12));
         for load in &self.loads {
             let b = load.body;
-            let body = &self.bodies[b];
+            let (s, mass) = match self.bodies.get(b) {
+                Some(body) => (body.mass.first_moment, body.mass.mass),
+                None => ([0.0; 3], 0.0),
+            };
             let qb = &q[12 * b..12 * b + 12];
             let fb = &mut out.force[12 * b..12 * b + 12];
             if tangent {
                 let kb = &mut h_loc[..144];
                 kb.fill(0.0);
-                load.add_to(t, qb, &body.mass.first_moment, body.mass.mass, fb, Some(kb));
-                for (e, &pos) in self.body_k_map[b].iter().enumerate() {
+                load.add_to(t, qb, &s, mass, fb, Some(kb));
+                for (e, &pos) in self.frame_k_map[b].iter().enumerate() {
                     out.k[pos] += kb[e];
                 }
             } else {
-                load.add_to(t, qb, &body.mass.first_moment, body.mass.mass, fb, None);
+                load.add_to(t, qb, &s, mass, fb, None);
+            }
+        }
+        for (off, l) in &self.distributed {
+            let s = l.time_function.value(t);
+            if s != 0.0 {
+                for (f, x) in out.force[*off..off + l.forces.len()]
+                    .iter_mut()
+                    .zip(&l.forces)
+                {
+                    *f += s * x;
+                }
             }
         }
         for ((c, &off), (gmap, kmap)) in self
@@ -401,6 +641,74 @@ impl ConstrainedSystem for MultibodySystem {
                 &mut out.phi_tt[off..off + ne],
             );
         }
+        if with_strain && !self.strain.is_empty() {
+            let mut scratch = std::mem::take(&mut out.strain);
+            for slot in &self.strain {
+                add_elastic(
+                    slot,
+                    q,
+                    &mut out.force,
+                    tangent.then_some(&mut out.k[..]),
+                    &mut scratch,
+                );
+            }
+            out.strain = scratch;
+        }
+    }
+}
+
+impl ConstrainedSystem for MultibodySystem {
+    fn n_q(&self) -> usize {
+        12 * self.n_frames
+    }
+
+    fn n_lambda(&self) -> usize {
+        self.n_lambda
+    }
+
+    fn mass(&self) -> &[(usize, usize, f64)] {
+        &self.mass
+    }
+
+    fn g_pattern(&self) -> &[(usize, usize)] {
+        &self.g_pattern
+    }
+
+    fn k_pattern(&self) -> &[(usize, usize)] {
+        &self.k_pattern
+    }
+
+    fn new_point_eval(&self) -> PointEval {
+        let m = self.max_local;
+        let mut ev = PointEval::with_sizes(
+            self.n_q(),
+            self.n_lambda,
+            self.g_pattern.len(),
+            self.k_pattern.len(),
+            // q_loc | G_loc | H_loc (also reused as the 12×12 load tangent)
+            m + m * self.n_lambda.max(6) + m * m.max(12),
+        );
+        ev.strain = StrainScratch::new(self.max_strain_local);
+        ev
+    }
+
+    fn eval(&self, t: f64, q: &[f64], lambda: &[f64], out: &mut PointEval, tangent: bool) {
+        self.eval_parts(t, q, lambda, out, tangent, true);
+    }
+
+    fn eval_without_strain(
+        &self,
+        t: f64,
+        q: &[f64],
+        lambda: &[f64],
+        out: &mut PointEval,
+        tangent: bool,
+    ) {
+        self.eval_parts(t, q, lambda, out, tangent, false);
+    }
+
+    fn strain_slots(&self) -> &[StrainSlot] {
+        &self.strain
     }
 
     fn eval_velocity_jacobian(&self, q: &[f64], v: &[f64], out: &mut PointEval) {
@@ -434,7 +742,9 @@ impl ConstrainedSystem for MultibodySystem {
         let mut v: Vec<f64> = self
             .loads
             .iter()
-            .flat_map(|l| l.time_function.breakpoints())
+            .map(|l| &l.time_function)
+            .chain(self.distributed.iter().map(|(_, l)| &l.time_function))
+            .flat_map(|f| f.breakpoints())
             .collect();
         v.sort_by(f64::total_cmp);
         v.dedup();
@@ -442,17 +752,36 @@ impl ConstrainedSystem for MultibodySystem {
     }
 
     fn potential_energy(&self, q: &[f64]) -> f64 {
-        self.loads
+        let loads: f64 = self
+            .loads
             .iter()
             .filter_map(|l| {
-                let body = &self.bodies[l.body];
-                l.potential(
-                    &q[12 * l.body..12 * l.body + 12],
-                    &body.mass.first_moment,
-                    body.mass.mass,
-                )
+                let (s, mass) = match self.bodies.get(l.body) {
+                    Some(body) => (body.mass.first_moment, body.mass.mass),
+                    None => ([0.0; 3], 0.0),
+                };
+                l.potential(&q[12 * l.body..12 * l.body + 12], &s, mass)
             })
-            .sum()
+            .sum();
+        let distributed: f64 = self
+            .distributed
+            .iter()
+            .filter(|(_, l)| l.time_function == TimeFunction::Constant)
+            .map(|(off, l)| {
+                -l.forces
+                    .iter()
+                    .zip(&q[*off..off + l.forces.len()])
+                    .map(|(f, x)| f * x)
+                    .sum::<f64>()
+            })
+            .sum();
+        let mut scratch = StrainScratch::new(self.max_strain_local);
+        let strain: f64 = self
+            .strain
+            .iter()
+            .map(|s| elastic_energy(s, q, &mut scratch))
+            .sum();
+        loads + distributed + strain
     }
 }
 

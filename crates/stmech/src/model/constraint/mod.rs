@@ -55,4 +55,11 @@ pub trait Constraint: Send + Sync + std::fmt::Debug {
     /// Explicit time dependence at time `t`: adds the time part of `Φ` to `phi`, `∂Φ/∂t` to
     /// `phi_t` and `∂²Φ/∂t²` to `phi_tt`. Default: none (scleronomic constraint).
     fn add_time_terms(&self, _t: f64, _phi: &mut [f64], _phi_t: &mut [f64], _phi_tt: &mut [f64]) {}
+    /// The frame (12-coordinate block `q[12k..12k+12]`) whose placement *and* directors this
+    /// constraint fixes completely in terms of other coordinates (a rigid connection or a
+    /// clamp). The system then drops that frame's orthonormality constraint, which the tie
+    /// implies. Default: none.
+    fn tied_frame(&self) -> Option<usize> {
+        None
+    }
 }
