@@ -41,6 +41,25 @@ pub enum SolveError {
         /// Iteration.
         iteration: usize,
     },
+    /// A static load step failed even after halving it.
+    #[error(
+        "static solve stopped at load factor {reached:.4} (trying {target:.4}): Newton did not converge \
+         ({iterations} iterations, relative residual {residual:.3e}): {cause}. Remedy: more load steps \
+         (statics.load_steps), a larger newton.max_iterations, or check that the loads are not beyond \
+         a limit point (buckling, snap-through)"
+    )]
+    StaticLoadStep {
+        /// Load factor of the last converged step.
+        reached: f64,
+        /// Load factor of the failed step.
+        target: f64,
+        /// Iterations of the last failed attempt.
+        iterations: usize,
+        /// Its last residual.
+        residual: f64,
+        /// The solver's message.
+        cause: String,
+    },
     /// The sparse LU factorisation failed (structurally or numerically singular matrix).
     #[error("sparse LU factorisation failed: {0}")]
     Factorization(String),

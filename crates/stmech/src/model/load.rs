@@ -62,19 +62,23 @@ impl TimeFunction {
     }
 }
 
-/// What a load does to its body.
+/// What a load does to its frame.
 #[derive(Clone, Debug, PartialEq)]
 pub enum LoadKind {
-    /// Body force per unit mass (m/s²), global frame.
+    /// Body force per unit mass (m/s²), global frame (rigid bodies only: it needs their mass
+    /// and first moments).
     BodyForce(Vec3),
     /// Torque (N·m), global frame, applied through Eq. (21).
     Torque(Vec3),
+    /// Dead force (N), global frame, at the frame's reference point `φ` (a beam node's
+    /// centreline point, a body's reference point): `f_φ = F`.
+    Force(Vec3),
 }
 
-/// A load on one body: `kind` scaled by `time_function`.
+/// A load on one frame (a rigid body or a beam node): `kind` scaled by `time_function`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Load {
-    /// Index of the loaded body.
+    /// Index of the loaded frame (a rigid body's index, or a node's frame in the system).
     pub body: usize,
     /// Load vector.
     pub kind: LoadKind,
@@ -113,11 +117,16 @@ impl Load {
                 let m = [s * m0[0], s * m0[1], s * m0[2]];
                 torque_director_load(&m, q, f_body, k_body);
             }
+            LoadKind::Force(f) => {
+                for k in 0..3 {
+                    f_body[k] += s * f[k];
+                }
+            }
         }
     }
 
-    /// Potential energy of a conservative load (constant body force), `V = −M b·φ̄ − S^i b·d_i`;
-    /// `None` for loads without a potential.
+    /// Potential energy of a conservative load (constant body force, `V = −M b·φ̄ − S^i b·d_i`;
+    /// constant dead force, `V = −F·φ`); `None` for loads without a potential.
     pub fn potential(&self, q: &[f64], mass_first_moment: &Vec3, mass: f64) -> Option<f64> {
         match (&self.kind, &self.time_function) {
             (LoadKind::BodyForce(b), TimeFunction::Constant) => {
@@ -129,6 +138,9 @@ impl Load {
                     }
                 }
                 Some(v)
+            }
+            (LoadKind::Force(f), TimeFunction::Constant) => {
+                Some(-(0..3).map(|k| f[k] * q[k]).sum::<f64>())
             }
             _ => None,
         }

@@ -8,7 +8,7 @@ pub mod strain;
 pub mod system;
 
 pub use constraint::{
-    Constraint, Distance, JointBody, Orthonormality, Prescribed, Revolute, Spherical,
+    Constraint, Distance, JointBody, Orthonormality, Prescribed, Revolute, Rigid, Spherical,
 };
 pub use load::{Load, LoadKind, TimeFunction};
 pub use rigid_body::{MassProperties, RigidBody};

@@ -38,6 +38,9 @@ pub struct PointEval {
     scratch: Vec<f64>,
     /// Scratch of the strain elements (see [`crate::model::strain`]).
     pub strain: StrainScratch,
+    /// Factor on every applied load (not on internal or constraint forces): the load factor
+    /// of static load stepping. 1 in dynamics.
+    pub load_scale: f64,
 }
 
 impl PointEval {
@@ -53,6 +56,7 @@ impl PointEval {
             gv: vec![0.0; n_g],
             scratch: vec![0.0; scratch],
             strain: StrainScratch::default(),
+            load_scale: 1.0,
         }
     }
 }
@@ -575,6 +579,7 @@ impl MultibodySystem {
         let (q_loc, rest) = out.scratch.split_at_mut(m);
         let (g_loc, rest) = rest.split_at_mut(m * self.n_lambda.max(6));
         let (h_loc, _) = rest.split_at_mut(m * m.max(12));
+        let scale = out.load_scale;
         for load in &self.loads {
             let b = load.body;
             let (s, mass) = match self.bodies.get(b) {
@@ -594,8 +599,15 @@ impl MultibodySystem {
                 load.add_to(t, qb, &s, mass, fb, None);
             }
         }
+        if scale != 1.0 {
+            // so far `force` and `k` hold the frame loads only
+            out.force.iter_mut().for_each(|f| *f *= scale);
+            if tangent {
+                out.k.iter_mut().for_each(|k| *k *= scale);
+            }
+        }
         for (off, l) in &self.distributed {
-            let s = l.time_function.value(t);
+            let s = scale * l.time_function.value(t);
             if s != 0.0 {
                 for (f, x) in out.force[*off..off + l.forces.len()]
                     .iter_mut()

@@ -7,6 +7,7 @@ pub mod diagnostics;
 pub mod linear;
 pub mod newton;
 pub mod scheme;
+pub mod statics;
 pub mod trajectory;
 
 pub use newton::{NewtonParams, NewtonReport};

@@ -45,6 +45,12 @@ pub trait NewtonSystem {
     fn assemble(&mut self, x: &[f64], r: &mut [f64], jacobian: Option<&mut [f64]>);
     /// Norm used in the stop criterion.
     fn residual_norm(&self, r: &[f64]) -> f64;
+    /// Whether the Newton correction `dx` just applied to `x` is at the round-off level of `x`,
+    /// so that the residual has reached its floating-point floor and the iterate is accepted
+    /// even above the tolerance. Default: never (time schemes use an absolute tolerance).
+    fn converged_by_update(&self, _dx: &[f64], _x: &[f64]) -> bool {
+        false
+    }
 }
 
 /// Where a Newton solve is (for error messages).
@@ -126,6 +132,9 @@ impl NewtonSolver {
                 *xi -= dx;
             }
             rep.iterations += 1;
+            if sys.converged_by_update(&self.r, x) {
+                return Ok(rep);
+            }
         }
     }
 }

@@ -452,6 +452,20 @@ pub fn summary_failed(scenario: &Scenario, error: &SolveError, wall_seconds: f64
             "iteration": iteration,
         }),
         SolveError::Factorization(msg) => json!({ "kind": "factorization", "message": msg }),
+        SolveError::StaticLoadStep {
+            reached,
+            target,
+            iterations,
+            residual,
+            cause,
+        } => json!({
+            "kind": "static-load-step",
+            "load_factor_reached": reached,
+            "load_factor_tried": target,
+            "iterations": iterations,
+            "residual": residual,
+            "cause": cause,
+        }),
     };
     json!({
         "stmech_version": env!("CARGO_PKG_VERSION"),

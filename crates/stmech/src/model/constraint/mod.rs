@@ -5,13 +5,16 @@
 //! * [`Spherical`]: coincident body points (linear in `q`);
 //! * [`Distance`]: rigid massless rod, [P, Eq. (27)] (quadratic);
 //! * [`Revolute`]: coincident points and a common hinge axis (quadratic);
-//! * [`Prescribed`]: a body point on a given path `γ(t)` (linear, rheonomic).
+//! * [`Prescribed`]: a body point on a given path `γ(t)` (linear, rheonomic);
+//! * [`Rigid`]: a frame welded to another frame or clamped to the ground (linear, twelve
+//!   equations; replaces the tied frame's orthonormality).
 
 mod body_map;
 mod distance;
 mod orthonormality;
 mod prescribed;
 mod revolute;
+mod rigid;
 mod spherical;
 
 pub use body_map::JointBody;
@@ -19,6 +22,7 @@ pub use distance::Distance;
 pub use orthonormality::Orthonormality;
 pub use prescribed::Prescribed;
 pub use revolute::Revolute;
+pub use rigid::Rigid;
 pub use spherical::Spherical;
 
 /// A holonomic constraint on a subset of the configuration coordinates.

@@ -1,0 +1,225 @@
+//! Statics of any [`ConstrainedSystem`] with load stepping: find `(q, λ)` with
+//!
+//! ```text
+//! G(q)ᵀ λ − s f(q) = 0,        Φ(q) = 0,
+//! ```
+//!
+//! where `f` holds the applied loads scaled by the load factor `s` (their time functions
+//! evaluated at a fixed time, `StaticParams::time`) plus the internal elastic forces of the
+//! strain elements (unscaled), by Newton–Raphson with the exact tangent
+//! `[[K, Gᵀ], [G, 0]]` for `s = 1/n, 2/n, …, 1`, each step starting from the previous
+//! solution. A step whose Newton iteration fails is halved (up to
+//! [`StaticParams::max_bisections`] times) before the solve gives up with the load factor it
+//! reached. The stop criterion is relative: `‖R‖ ≤ tol · max(1, ‖f(q₀)‖ at s = 1)`, or a Newton
+//! correction at the round-off level of `q`.
+
+use crate::discretize::pattern::CscPattern;
+use crate::error::SolveError;
+use crate::model::{ConstrainedSystem, PointEval};
+use crate::solve::linear::LinearSolver;
+use crate::solve::newton::{NewtonContext, NewtonReport, NewtonSolver, NewtonSystem};
+use crate::solve::NewtonParams;
+
+/// Parameters of a static solve.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct StaticParams {
+    /// Number of equal load steps.
+    pub load_steps: usize,
+    /// Halvings of a failed load step before giving up.
+    pub max_bisections: usize,
+    /// Time at which the loads' time functions are evaluated (s).
+    pub time: f64,
+    /// Newton tolerance (relative to the reference force) and iteration limit per step.
+    pub newton: NewtonParams,
+}
+
+impl Default for StaticParams {
+    fn default() -> Self {
+        Self {
+            load_steps: 10,
+            max_bisections: 6,
+            time: 0.0,
+            newton: NewtonParams::default(),
+        }
+    }
+}
+
+/// One accepted load step.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct StaticStep {
+    /// Load factor reached.
+    pub load_factor: f64,
+    /// Newton statistics of the step.
+    pub newton: NewtonReport,
+}
+
+/// Result of a static solve.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StaticSolution {
+    /// Coordinates at the full load.
+    pub q: Vec<f64>,
+    /// Multipliers (constraint forces) at the full load.
+    pub lambda: Vec<f64>,
+    /// Accepted load steps.
+    pub steps: Vec<StaticStep>,
+    /// Configurations after every accepted step (`steps.len() × n_q`, step-major).
+    pub history: Vec<f64>,
+}
+
+struct StaticProblem<'a, S: ConstrainedSystem + ?Sized> {
+    sys: &'a S,
+    ev: PointEval,
+    time: f64,
+    scale: f64,
+    reference: f64,
+    positions: &'a [usize],
+}
+
+impl<S: ConstrainedSystem + ?Sized> NewtonSystem for StaticProblem<'_, S> {
+    fn assemble(&mut self, x: &[f64], r: &mut [f64], jacobian: Option<&mut [f64]>) {
+        let (nq, nl) = (self.sys.n_q(), self.sys.n_lambda());
+        let (q, lam) = x.split_at(nq);
+        self.ev.load_scale = self.scale;
+        self.sys
+            .eval(self.time, q, lam, &mut self.ev, jacobian.is_some());
+        r.fill(0.0);
+        for i in 0..nq {
+            r[i] = -self.ev.force[i];
+        }
+        for (&(e, j), &g) in self.sys.g_pattern().iter().zip(&self.ev.g) {
+            r[j] += g * lam[e];
+        }
+        r[nq..nq + nl].copy_from_slice(&self.ev.phi);
+        if let Some(v) = jacobian {
+            v.fill(0.0);
+            let values = self.ev.k.iter().chain(&self.ev.g).chain(&self.ev.g);
+            for (&pos, &val) in self.positions.iter().zip(values) {
+                v[pos] += val;
+            }
+        }
+    }
+
+    fn residual_norm(&self, r: &[f64]) -> f64 {
+        r.iter().map(|x| x * x).sum::<f64>().sqrt() / self.reference
+    }
+
+    fn converged_by_update(&self, dx: &[f64], x: &[f64]) -> bool {
+        let nq = self.sys.n_q();
+        let xmax = x[..nq].iter().fold(0.0f64, |m, v| m.max(v.abs()));
+        let dmax = dx[..nq].iter().fold(0.0f64, |m, v| m.max(v.abs()));
+        dmax <= 1e-13 * (1.0 + xmax)
+    }
+}
+
+/// Solves the static problem from the configuration `q0` (usually the stress-free reference).
+///
+/// Errors: [`SolveError::StaticLoadStep`] when a load step fails even after
+/// `max_bisections` halvings (it names the load factor reached and the remedy);
+/// [`SolveError::Factorization`] for a singular tangent at the start (an unsupported body, a
+/// mechanism).
+pub fn solve_static<S: ConstrainedSystem + ?Sized>(
+    sys: &S,
+    q0: &[f64],
+    params: &StaticParams,
+) -> Result<StaticSolution, SolveError> {
+    let (nq, nl) = (sys.n_q(), sys.n_lambda());
+    let n = nq + nl;
+    let entries = || {
+        sys.k_pattern()
+            .iter()
+            .copied()
+            .chain(sys.g_pattern().iter().map(move |&(e, j)| (j, nq + e)))
+            .chain(sys.g_pattern().iter().map(move |&(e, j)| (nq + e, j)))
+    };
+    let pattern = CscPattern::from_entries(n, entries);
+    let positions: Vec<usize> = entries().map(|(i, j)| pattern.position(i, j)).collect();
+    let mut solver = NewtonSolver::new(LinearSolver::for_pattern(pattern)?);
+    // reference force: the applied loads at full scale, without internal forces
+    let mut ev = sys.new_point_eval();
+    let zero = vec![0.0; nl];
+    sys.eval_without_strain(params.time, q0, &zero, &mut ev, false);
+    let reference = ev
+        .force
+        .iter()
+        .map(|f| f * f)
+        .sum::<f64>()
+        .sqrt()
+        .max(1.0);
+    let mut prob = StaticProblem {
+        sys,
+        ev,
+        time: params.time,
+        scale: 0.0,
+        reference,
+        positions: &positions,
+    };
+    let mut x = vec![0.0; n];
+    x[..nq].copy_from_slice(q0);
+    let mut trial = x.clone();
+    let steps = params.load_steps.max(1);
+    let base = 1.0 / steps as f64;
+    let mut s = 0.0;
+    let mut step = base;
+    let mut halvings = 0;
+    let mut out = StaticSolution {
+        q: Vec::new(),
+        lambda: Vec::new(),
+        steps: Vec::new(),
+        history: Vec::new(),
+    };
+    let mut index = 0;
+    while s < 1.0 - 1e-12 {
+        let target = (s + step).min(1.0);
+        prob.scale = target;
+        trial.copy_from_slice(&x);
+        let cx = NewtonContext {
+            block: index,
+            t_start: s,
+            t_end: target,
+        };
+        match solver.solve(&mut prob, &mut trial, &params.newton, cx) {
+            Ok(report) => {
+                x.copy_from_slice(&trial);
+                s = target;
+                index += 1;
+                out.steps.push(StaticStep {
+                    load_factor: s,
+                    newton: report,
+                });
+                out.history.extend_from_slice(&x[..nq]);
+                // grow back towards the nominal step after a success
+                step = (2.0 * step).min(base);
+            }
+            Err(SolveError::Factorization(m)) if index == 0 && halvings == 0 => {
+                return Err(SolveError::Factorization(format!(
+                    "{m} (at the start of the static solve: is every body and node held by a \
+                     support or joint? a free or mechanism-like system has no static solution)"
+                )));
+            }
+            Err(e) => {
+                if halvings >= params.max_bisections {
+                    let (iterations, residual) = match &e {
+                        SolveError::NewtonDiverged {
+                            iterations,
+                            residual,
+                            ..
+                        } => (*iterations, *residual),
+                        _ => (0, f64::NAN),
+                    };
+                    return Err(SolveError::StaticLoadStep {
+                        reached: s,
+                        target,
+                        iterations,
+                        residual,
+                        cause: e.to_string(),
+                    });
+                }
+                halvings += 1;
+                step *= 0.5;
+            }
+        }
+    }
+    out.q = x[..nq].to_vec();
+    out.lambda = x[nq..].to_vec();
+    Ok(out)
+}
