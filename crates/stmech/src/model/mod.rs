@@ -2,6 +2,7 @@
 //! [`ConstrainedSystem`] (the semi-discrete DAE that every time discretisation consumes).
 
 pub mod constraint;
+pub mod director_beam;
 pub mod load;
 pub mod rigid_body;
 pub mod strain;
