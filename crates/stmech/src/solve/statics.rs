@@ -16,9 +16,9 @@
 use crate::discretize::pattern::CscPattern;
 use crate::error::SolveError;
 use crate::model::{ConstrainedSystem, PointEval};
+use crate::solve::NewtonParams;
 use crate::solve::linear::LinearSolver;
 use crate::solve::newton::{NewtonContext, NewtonReport, NewtonSolver, NewtonSystem};
-use crate::solve::NewtonParams;
 
 /// Parameters of a static solve.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
@@ -138,13 +138,7 @@ pub fn solve_static<S: ConstrainedSystem + ?Sized>(
     let mut ev = sys.new_point_eval();
     let zero = vec![0.0; nl];
     sys.eval_without_strain(params.time, q0, &zero, &mut ev, false);
-    let reference = ev
-        .force
-        .iter()
-        .map(|f| f * f)
-        .sum::<f64>()
-        .sqrt()
-        .max(1.0);
+    let reference = ev.force.iter().map(|f| f * f).sum::<f64>().sqrt().max(1.0);
     let mut prob = StaticProblem {
         sys,
         ev,

@@ -48,11 +48,7 @@ impl Rigid {
                 assert_ne!(fb, a, "a frame tied to itself");
                 let trip = |q: &[f64], k: usize| [q[3 * k], q[3 * k + 1], q[3 * k + 2]];
                 let dot = |x: [f64; 3], y: [f64; 3]| x[0] * y[0] + x[1] * y[1] + x[2] * y[2];
-                let dphi = [
-                    q_a0[0] - q_b0[0],
-                    q_a0[1] - q_b0[1],
-                    q_a0[2] - q_b0[2],
-                ];
+                let dphi = [q_a0[0] - q_b0[0], q_a0[1] - q_b0[1], q_a0[2] - q_b0[2]];
                 // φ_A = φ_B + θ^j d_j^B
                 t[0][0] = 1.0;
                 for j in 0..3 {
@@ -171,7 +167,15 @@ mod tests {
     #[test]
     fn derivatives_match_finite_differences() {
         let (qa, qb) = (frame([1.0, 2.0, 0.5], 0.4), frame([0.3, -0.2, 0.1], -0.9));
-        fd::check(&Rigid::new(0, JointBody::Body(1), &qa, &qb), &fd::config(24), 0.2);
-        fd::check(&Rigid::new(0, JointBody::Ground, &qa, &[]), &fd::config(12), 0.2);
+        fd::check(
+            &Rigid::new(0, JointBody::Body(1), &qa, &qb),
+            &fd::config(24),
+            0.2,
+        );
+        fd::check(
+            &Rigid::new(0, JointBody::Ground, &qa, &[]),
+            &fd::config(12),
+            0.2,
+        );
     }
 }

@@ -102,10 +102,12 @@
 //! `Σ_i ½ (m × d_i)·(δθ × d_i) = ½ Σ_i (m·δθ − (m·d_i)(d_i·δθ)) = m·δθ`. Its load stiffness
 //! `∂f_di/∂d_i = ½ skew(m)` is skew: a dead moment in 3D is not conservative.
 
+pub mod beam;
 pub mod element;
 pub mod reference;
 pub mod section;
 
+pub use beam::{BeamError, BeamSpec};
 pub use element::{DirectorBeamElement, ElementError, Integration};
 pub use reference::ConstantCurvature;
 pub use section::{
