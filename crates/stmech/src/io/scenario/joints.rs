@@ -1,0 +1,329 @@
+//! Joints: named bodies, kind-specific fields, and consistency with the initial state.
+
+use super::bodies::valid_name;
+use super::raw::{RawJoint, RawJointKind};
+use super::validate::{Issues, all_finite};
+use crate::math::{Vec3, norm};
+use crate::model::{Constraint, Distance, JointBody, Prescribed, Revolute, RigidBody, Spherical};
+
+/// Largest `|Φ(q_0, t_0)|` accepted for a joint (m or m², as the constraint).
+pub const JOINT_CONSISTENCY_TOLERANCE: f64 = 1e-10;
+
+/// Joints: named bodies, kind-specific fields, and consistency with the initial state
+/// (`|Φ(q_0, t_0)| < 1e-10`, `|G v_0 + ∂Φ/∂t| < 1e-8 (1 + |v_0|)`).
+pub(super) fn validate_joints(
+    raw: &[RawJoint],
+    names: &[&str],
+    bodies: &[RigidBody],
+    t_start: f64,
+    issues: &mut Issues,
+) -> Vec<(String, Box<dyn Constraint>)> {
+    let mut out: Vec<(String, Box<dyn Constraint>)> = Vec::with_capacity(raw.len());
+    let mut labels: Vec<String> = Vec::new();
+    for (i, j) in raw.iter().enumerate() {
+        let at = |f: &str| format!("joints[{i}].{f}");
+        let before = issues.0.len();
+        let known = || {
+            let mut k = vec!["ground"];
+            k.extend_from_slice(names);
+            k.join(", ")
+        };
+        let lookup = |name: &str, field: &str, issues: &mut Issues| -> Option<JointBody> {
+            if name == "ground" {
+                return Some(JointBody::Ground);
+            }
+            match names.iter().position(|n| *n == name) {
+                Some(b) => Some(JointBody::Body(b)),
+                None => {
+                    issues.push(
+                        at(field),
+                        format!("no body named {name:?}; known bodies: {}", known()),
+                    );
+                    None
+                }
+            }
+        };
+        let label = j.name.clone().unwrap_or_else(|| format!("joint{i}"));
+        if !valid_name(&label) {
+            issues.push(
+                at("name"),
+                format!("{label:?} is not a valid name: use letters, digits, '_', '-' or '.'"),
+            );
+        } else if labels.contains(&label) || names.contains(&label.as_str()) {
+            issues.push(
+                at("name"),
+                format!("{label:?} is already used by another joint or body; names must be unique"),
+            );
+        }
+        labels.push(label.clone());
+        let a = lookup(&j.body_a, "body_a", issues);
+        let kind = j.kind;
+        let kind_name = match kind {
+            RawJointKind::Spherical => "spherical",
+            RawJointKind::Distance => "distance",
+            RawJointKind::Revolute => "revolute",
+            RawJointKind::Prescribed => "prescribed",
+        };
+        let not_for = |field: &str, issues: &mut Issues| {
+            issues.push(
+                at(field),
+                format!("not used by a {kind_name} joint; remove it"),
+            );
+        };
+        let b = match (kind, &j.body_b) {
+            (RawJointKind::Prescribed, Some(_)) => {
+                not_for("body_b", issues);
+                None
+            }
+            (RawJointKind::Prescribed, None) => Some(JointBody::Ground),
+            (_, None) => {
+                issues.push(
+                    at("body_b"),
+                    format!(
+                        "required for a {kind_name} joint: the second body's name, or \"ground\""
+                    ),
+                );
+                None
+            }
+            (_, Some(name)) => lookup(name, "body_b", issues),
+        };
+        if kind == RawJointKind::Prescribed && a == Some(JointBody::Ground) {
+            issues.push(
+                at("body_a"),
+                "a prescribed motion needs a moving body, not \"ground\"",
+            );
+        }
+        if let (Some(a), Some(b)) = (a, b)
+            && kind != RawJointKind::Prescribed
+            && a == b
+        {
+            {
+                let what = if a == JointBody::Ground {
+                    "both bodies are \"ground\""
+                } else {
+                    "a joint needs two different bodies"
+                };
+                issues.push(
+                    at("body_b"),
+                    format!("{what}; name another body or \"ground\""),
+                );
+            }
+        }
+        if kind != RawJointKind::Distance && j.length.is_some() {
+            not_for("length", issues);
+        }
+        if kind != RawJointKind::Revolute {
+            if j.axis_a.is_some() {
+                not_for("axis_a", issues);
+            }
+            if j.axis_b.is_some() {
+                not_for("axis_b", issues);
+            }
+        }
+        if kind != RawJointKind::Prescribed {
+            if j.path.is_some() {
+                not_for("path", issues);
+            }
+        } else if j.point_b != [0.0; 3] {
+            not_for("point_b", issues);
+        }
+        if let Some(l) = j.length
+            && l.is_finite()
+            && l <= 0.0
+        {
+            {
+                issues.push(
+                    at("length"),
+                    format!("must be positive (m), got {l}; omit it to use the initial distance"),
+                );
+            }
+        }
+        let mut axes = [[0.0; 3]; 2];
+        if kind == RawJointKind::Revolute {
+            for (k, (field, axis)) in [("axis_a", j.axis_a), ("axis_b", j.axis_b)]
+                .into_iter()
+                .enumerate()
+            {
+                match axis {
+                    None => issues.push(
+                        at(field),
+                        "required for a revolute joint: the hinge axis in the body's director \
+                         components (global components for \"ground\")",
+                    ),
+                    // `!(… >= …)` also catches NaN/∞ components, which must not reach the
+                    // constraint (its constructor requires a finite, non-zero axis)
+                    Some(v) if !(all_finite(&v) && norm(&v) >= 1e-12) => issues.push(
+                        at(field),
+                        format!(
+                            "the hinge axis must be finite and must not have zero length (got \
+                             {v:?}); give e.g. [0.0, 0.0, 1.0]"
+                        ),
+                    ),
+                    Some(v) => axes[k] = v,
+                }
+            }
+        }
+        if let Some(path) = &j.path
+            && path.is_empty()
+        {
+            {
+                issues.push(
+                    at("path"),
+                    "needs at least one coefficient: path = [[x0, y0, z0], [vx, vy, vz], ...] \
+                     for γ(t) = Σ c_k (t − time.start)^k",
+                );
+            }
+        }
+        if issues.0.len() > before {
+            continue;
+        }
+        let (Some(a), Some(b)) = (a, b) else { continue };
+        let state = |body: JointBody| -> Option<([f64; 12], [f64; 12])> {
+            match body {
+                JointBody::Ground => None,
+                JointBody::Body(k) => {
+                    let bd = &bodies.get(k)?;
+                    let q = bd.initial_q();
+                    let mut v = [0.0; 12];
+                    v[..3].copy_from_slice(&bd.velocity);
+                    for d in 0..3 {
+                        v[3 + 3 * d..6 + 3 * d].copy_from_slice(&bd.director_velocities[d]);
+                    }
+                    Some((q, v))
+                }
+            }
+        };
+        // bodies that failed validation are missing: skip the consistency check
+        if bodies.len() != names.len()
+            || [a, b]
+                .iter()
+                .any(|&x| x != JointBody::Ground && state(x).is_none())
+        {
+            continue;
+        }
+        let point = |body: JointBody, theta: &Vec3| -> Vec3 {
+            match state(body) {
+                None => *theta,
+                Some((q, _)) => {
+                    let mut x = [q[0], q[1], q[2]];
+                    for d in 0..3 {
+                        for k in 0..3 {
+                            x[k] += theta[d] * q[3 + 3 * d + k];
+                        }
+                    }
+                    x
+                }
+            }
+        };
+        let c: Box<dyn Constraint> = match kind {
+            RawJointKind::Spherical => Box::new(Spherical::new(a, j.point_a, b, j.point_b)),
+            RawJointKind::Distance => {
+                let gap = crate::math::sub(&point(a, &j.point_a), &point(b, &j.point_b));
+                let length = j.length.unwrap_or_else(|| norm(&gap));
+                if length <= 0.0 {
+                    issues.push(
+                        at("point_b"),
+                        "the two points coincide initially, so the rod would have zero length; \
+                         use kind = \"spherical\" for coincident points",
+                    );
+                    continue;
+                }
+                Box::new(Distance::new(a, j.point_a, b, j.point_b, length))
+            }
+            RawJointKind::Revolute => {
+                Box::new(Revolute::new(a, j.point_a, axes[0], b, j.point_b, axes[1]))
+            }
+            RawJointKind::Prescribed => {
+                let JointBody::Body(k) = a else { continue };
+                let path = j.path.clone().unwrap_or_else(|| vec![point(a, &j.point_a)]);
+                Box::new(Prescribed::new(k, j.point_a, t_start, path))
+            }
+        };
+        // consistency with the initial state
+        let idx = c.indices();
+        let (n, ne) = (idx.len(), c.n_eq());
+        let (mut q, mut v) = (vec![0.0; n], vec![0.0; n]);
+        for (l, &gi) in idx.iter().enumerate() {
+            let (qb, vb) = state(JointBody::Body(gi / 12)).unwrap_or(([0.0; 12], [0.0; 12]));
+            q[l] = qb[gi % 12];
+            v[l] = vb[gi % 12];
+        }
+        let (mut phi, mut g) = (vec![0.0; ne], vec![0.0; ne * n]);
+        let (mut phi_t, mut phi_tt) = (vec![0.0; ne], vec![0.0; ne]);
+        c.eval(&q, &vec![0.0; ne], &mut phi, &mut g, None);
+        c.add_time_terms(t_start, &mut phi, &mut phi_t, &mut phi_tt);
+        let worst = phi.iter().fold(0.0f64, |m, x| m.max(x.abs()));
+        let field = match kind {
+            RawJointKind::Prescribed => "path",
+            _ => "point_b",
+        };
+        if worst > JOINT_CONSISTENCY_TOLERANCE || !worst.is_finite() {
+            let detail = match kind {
+                RawJointKind::Spherical | RawJointKind::Revolute => {
+                    let (xa, xb) = (point(a, &j.point_a), point(b, &j.point_b));
+                    format!(
+                        "at t = {t_start} the joint points are at {xa:?} (body_a) and {xb:?} \
+                         (body_b), {:.3e} m apart",
+                        norm(&crate::math::sub(&xa, &xb))
+                    )
+                }
+                RawJointKind::Distance => format!(
+                    "at t = {t_start} the points are {:.6} m apart, length is {}",
+                    norm(&crate::math::sub(
+                        &point(a, &j.point_a),
+                        &point(b, &j.point_b)
+                    )),
+                    j.length.unwrap_or(0.0)
+                ),
+                RawJointKind::Prescribed => format!(
+                    "at t = {t_start} the point is at {:?}, the path starts at {:?}",
+                    point(a, &j.point_a),
+                    j.path.as_ref().map(|p| p[0]).unwrap_or_default()
+                ),
+            };
+            let hint = if kind == RawJointKind::Revolute
+                && phi[..3]
+                    .iter()
+                    .all(|x| x.abs() <= JOINT_CONSISTENCY_TOLERANCE)
+            {
+                "the hinge axes axis_a and axis_b are not parallel in the initial configuration; \
+                 fix the axes or the bodies' directors"
+                    .to_owned()
+            } else {
+                format!("{detail}; move the bodies or the points so that the joint holds")
+            };
+            let field = if kind == RawJointKind::Revolute && hint.starts_with("the hinge") {
+                "axis_b"
+            } else {
+                field
+            };
+            issues.push(
+                at(field),
+                format!(
+                    "the {kind_name} joint is violated in the initial configuration: \
+                     |Φ| = {worst:.3e} > {JOINT_CONSISTENCY_TOLERANCE:e}; {hint}"
+                ),
+            );
+            continue;
+        }
+        let vscale = 1.0 + v.iter().fold(0.0f64, |m, x| m.max(x.abs()));
+        let mut worst_v: f64 = 0.0;
+        for e in 0..ne {
+            let gv: f64 = (0..n).map(|l| g[e * n + l] * v[l]).sum::<f64>() + phi_t[e];
+            worst_v = worst_v.max(gv.abs());
+        }
+        if worst_v > 1e-8 * vscale || !worst_v.is_finite() {
+            issues.push(
+                at(if kind == RawJointKind::Prescribed { "path" } else { "body_b" }),
+                format!(
+                    "the initial velocities violate the {kind_name} joint: |G v₀ + ∂Φ/∂t| = \
+                     {worst_v:.3e}; give the connected bodies velocities compatible with the \
+                     joint (for a prescribed motion: path[1] must equal the point's initial velocity)"
+                ),
+            );
+            continue;
+        }
+        out.push((label, c));
+    }
+    out
+}

@@ -1,0 +1,225 @@
+//! Scenario files: a TOML description of bodies, loads, time interval and method.
+//!
+//! Parsing happens in two stages so that a user sees every problem at once:
+//!
+//! 1. `toml` + serde turn the text into raw structs. Syntax errors, unknown fields and wrong
+//!    types stop here (with line and column from the `toml` crate).
+//! 2. Validation checks every value and collects *all* problems into one
+//!    [`ScenarioError::Invalid`], each naming the field path (`bodies[0].box.density`) with
+//!    what is wrong and how to fix it.
+//!
+//! Only a fully valid scenario becomes a [`Scenario`], whose [`MultibodySystem`] is then
+//! guaranteed to satisfy the model's preconditions (positive definite mass matrices, rigid
+//! initial velocities, loads on existing bodies).
+//!
+//! See `examples/rigid_body/*.toml` in the repository for annotated files.
+
+mod bodies;
+mod joints;
+mod raw;
+#[cfg(test)]
+mod tests;
+mod validate;
+
+pub use joints::JOINT_CONSISTENCY_TOLERANCE;
+pub(crate) use validate::{Issues, check_finite};
+
+use crate::error::InputError;
+use crate::model::MultibodySystem;
+use crate::solve::NewtonParams;
+use crate::solve::scheme::{Formulation, Method};
+use raw::RawScenario;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+/// Largest Lagrange order accepted for the space-time method.
+pub const MAX_ORDER: i64 = 8;
+/// Largest number of Gauss points per element accepted.
+pub const MAX_QUADRATURE_POINTS: i64 = 32;
+/// Largest number of time elements in one space-time block: a block is one sparse system,
+/// and beyond this its LU factorisation no longer fits a workstation comfortably.
+pub const MAX_ELEMENTS_PER_BLOCK: i64 = 1_000_000;
+/// Largest number of time nodes (or steps) of a whole run: every node is stored and
+/// written to `trajectory.csv`, so this bounds memory and disk use.
+pub const MAX_NODES: f64 = 1.0e7;
+/// Largest Newton iteration limit accepted: Newton converges quadratically or not at all,
+/// and a huge limit only makes a diverging run spin for a long time.
+pub const MAX_NEWTON_ITERATIONS: i64 = 1000;
+/// Tolerance for orthonormal directors and for rigid initial director velocities.
+pub const RIGIDITY_TOLERANCE: f64 = 1e-9;
+
+/// Why a scenario could not be loaded.
+#[derive(Debug, thiserror::Error)]
+pub enum ScenarioError {
+    /// The file could not be read.
+    #[error("cannot read scenario file {}: {source}", path.display())]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// The text is not valid TOML, or does not have the expected structure (unknown field,
+    /// wrong type, missing required field). The message of the `toml` crate names line and
+    /// column.
+    #[error("{origin}: {source}")]
+    Syntax {
+        /// File name or other description of the input.
+        origin: String,
+        /// The parser's error.
+        source: Box<toml::de::Error>,
+    },
+    /// The structure is fine but values are not: every problem found, in file order.
+    #[error("{origin}: {} problem{} in the scenario:{}", problems.len(), if problems.len() == 1 { "" } else { "s" }, bullet_list(problems))]
+    Invalid {
+        /// File name or other description of the input.
+        origin: String,
+        /// One [`InputError::Invalid`] per problem, naming the field path.
+        problems: Vec<InputError>,
+    },
+    /// Every problem of a scenario file (structural and invalid values), each with the line of
+    /// its field in the file when it has one: what [`crate::io::load::load_text`] reports.
+    #[error("{origin}: {} problem{} in the scenario:{}", problems.len(), if problems.len() == 1 { "" } else { "s" }, located_list(problems, lines))]
+    Located {
+        /// File name or other description of the input.
+        origin: String,
+        /// One [`InputError::Invalid`] per problem, naming the field path.
+        problems: Vec<InputError>,
+        /// The 1-based line of each problem's field (same order as `problems`).
+        lines: Vec<Option<usize>>,
+    },
+}
+
+impl ScenarioError {
+    /// The individual problems of an [`Invalid`](Self::Invalid) or
+    /// [`Located`](Self::Located) scenario (empty otherwise).
+    pub fn problems(&self) -> &[InputError] {
+        match self {
+            Self::Invalid { problems, .. } | Self::Located { problems, .. } => problems,
+            _ => &[],
+        }
+    }
+}
+
+fn located_list(problems: &[InputError], lines: &[Option<usize>]) -> String {
+    let mut s = String::new();
+    for (k, p) in problems.iter().enumerate() {
+        match lines.get(k).copied().flatten() {
+            Some(line) => {
+                let _ = write!(s, "\n  - line {line}: {p}");
+            }
+            None => {
+                let _ = write!(s, "\n  - {p}");
+            }
+        }
+    }
+    s
+}
+
+fn bullet_list(problems: &[InputError]) -> String {
+    let mut s = String::new();
+    for p in problems {
+        let _ = write!(s, "\n  - {p}");
+    }
+    s
+}
+
+/// A validated scenario, ready to simulate.
+#[derive(Debug)]
+pub struct Scenario {
+    /// Where the scenario came from (file path or a description), for messages and summaries.
+    pub origin: String,
+    /// The bodies with their loads and orthonormality constraints.
+    pub system: MultibodySystem,
+    /// Number of loads in the scenario.
+    pub n_loads: usize,
+    /// Label of every constraint of [`system`](Self::system), in its order:
+    /// `<body>.orthonormality` for each body, then the joints' names (default `joint<i>`).
+    pub constraint_labels: Vec<String>,
+    /// Start of the simulated interval (s).
+    pub t_start: f64,
+    /// End of the simulated interval (s).
+    pub t_end: f64,
+    /// Time discretisation.
+    pub method: Method,
+    /// Newton tolerances.
+    pub newton: NewtonParams,
+    /// Whether PNG plots are wanted (`[output] plots`).
+    pub plots: bool,
+    /// The parsed input as JSON, echoed into `summary.json` so results carry their input.
+    pub echo: serde_json::Value,
+}
+
+impl Scenario {
+    /// Parses and validates scenario text; `origin` names it in messages (e.g. the file path).
+    pub fn from_toml_str(text: &str, origin: &str) -> Result<Self, ScenarioError> {
+        let syntax = |e: toml::de::Error| ScenarioError::Syntax {
+            origin: origin.to_owned(),
+            source: Box::new(e),
+        };
+        // Typed parse first: it carries spans, so structural errors get line and column.
+        let raw: RawScenario = toml::from_str(text).map_err(syntax)?;
+        // Untyped parse for the echo and for the generic "every number is finite" walk.
+        let table: toml::Table = text.parse().map_err(syntax)?;
+        let mut issues = Issues::default();
+        let mut path = String::new();
+        check_finite(&toml::Value::Table(table.clone()), &mut path, &mut issues);
+        let built = validate::validate(raw, &mut issues);
+        match built {
+            Some(b) if issues.0.is_empty() => {
+                let echo = serde_json::to_value(&table).unwrap_or(serde_json::Value::Null);
+                Ok(Self {
+                    origin: origin.to_owned(),
+                    system: b.system,
+                    n_loads: b.n_loads,
+                    constraint_labels: b.constraint_labels,
+                    t_start: b.t_start,
+                    t_end: b.t_end,
+                    method: b.method,
+                    newton: b.newton,
+                    plots: b.plots,
+                    echo,
+                })
+            }
+            _ => Err(ScenarioError::Invalid {
+                origin: origin.to_owned(),
+                problems: issues.0,
+            }),
+        }
+    }
+
+    /// Reads and validates a scenario file.
+    pub fn from_path(path: &Path) -> Result<Self, ScenarioError> {
+        let text = std::fs::read_to_string(path).map_err(|source| ScenarioError::Read {
+            path: path.to_owned(),
+            source,
+        })?;
+        Self::from_toml_str(&text, &path.display().to_string())
+    }
+
+    /// One-line description of the method and its parameters, e.g. for failure summaries
+    /// (successful runs use [`Trajectory::method`](crate::solve::Trajectory::method)).
+    pub fn method_description(&self) -> String {
+        describe_method(&self.method, self.t_start, self.t_end)
+    }
+}
+
+/// One-line description of a method on `[t_start, t_end]`.
+pub fn describe_method(method: &Method, t_start: f64, t_end: f64) -> String {
+    match method {
+        Method::SpaceTime(p) => format!(
+            "space-time {}, order {}, {} blocks × {} elements, h = {:.3e} s",
+            match p.formulation {
+                Formulation::PetrovGalerkin => "Petrov-Galerkin",
+                Formulation::Bubnov => "Bubnov-Galerkin",
+            },
+            p.order,
+            p.blocks,
+            p.elements_per_block,
+            p.element_size(t_start, t_end)
+        ),
+        Method::TimeStepping { scheme, step } => {
+            format!("{} time stepping, h = {step:.3e} s", scheme.name())
+        }
+    }
+}

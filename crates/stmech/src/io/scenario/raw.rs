@@ -1,0 +1,148 @@
+//! The scenario file as written: serde structs with `deny_unknown_fields`. Integers are
+//! `i64` so that negative values reach validation and get a message with a remedy instead of
+//! serde's "expected usize".
+
+use crate::math::Vec3;
+use crate::solve::scheme::Formulation;
+use serde::Deserialize;
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawScenario {
+    pub(super) time: RawTime,
+    pub(super) method: RawMethod,
+    pub(super) newton: Option<RawNewton>,
+    #[serde(default)]
+    pub(super) bodies: Vec<RawBody>,
+    #[serde(default)]
+    pub(super) loads: Vec<RawLoad>,
+    #[serde(default)]
+    pub(super) joints: Vec<RawJoint>,
+    pub(super) output: Option<RawOutput>,
+}
+
+#[derive(Deserialize, Clone, Copy, PartialEq, Eq, Debug)]
+#[serde(rename_all = "kebab-case")]
+pub(super) enum RawJointKind {
+    Spherical,
+    Distance,
+    Revolute,
+    Prescribed,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawJoint {
+    pub(super) kind: RawJointKind,
+    pub(super) name: Option<String>,
+    pub(super) body_a: String,
+    #[serde(default)]
+    pub(super) point_a: Vec3,
+    pub(super) body_b: Option<String>,
+    #[serde(default)]
+    pub(super) point_b: Vec3,
+    pub(super) length: Option<f64>,
+    pub(super) axis_a: Option<Vec3>,
+    pub(super) axis_b: Option<Vec3>,
+    pub(super) path: Option<Vec<Vec3>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawTime {
+    #[serde(default)]
+    pub(super) start: f64,
+    pub(super) end: f64,
+}
+
+#[derive(Deserialize, Clone, Copy, PartialEq, Eq, Debug)]
+#[serde(rename_all = "kebab-case")]
+pub(super) enum MethodKind {
+    SpaceTime,
+    ImplicitEuler,
+    Midpoint,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawMethod {
+    pub(super) kind: MethodKind,
+    pub(super) order: Option<i64>,
+    pub(super) elements_per_block: Option<i64>,
+    pub(super) blocks: Option<i64>,
+    pub(super) quadrature_points: Option<i64>,
+    pub(super) formulation: Option<Formulation>,
+    pub(super) step: Option<f64>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawNewton {
+    pub(super) tolerance: Option<f64>,
+    pub(super) max_iterations: Option<i64>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawBox {
+    pub(super) edges: Vec3,
+    pub(super) density: f64,
+    #[serde(default)]
+    pub(super) reference_offset: Vec3,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawBody {
+    pub(super) name: String,
+    #[serde(rename = "box")]
+    pub(super) box_: Option<RawBox>,
+    pub(super) mass: Option<f64>,
+    pub(super) first_moment: Option<Vec3>,
+    pub(super) euler_tensor: Option<[Vec3; 3]>,
+    pub(super) position: Option<Vec3>,
+    pub(super) directors: Option<[Vec3; 3]>,
+    pub(super) velocity: Option<Vec3>,
+    pub(super) angular_velocity: Option<Vec3>,
+    pub(super) director_velocities: Option<[Vec3; 3]>,
+}
+
+#[derive(Deserialize, Clone, Copy, PartialEq, Eq, Debug)]
+#[serde(rename_all = "kebab-case")]
+pub(super) enum RawLoadKind {
+    Torque,
+    BodyForce,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawLoad {
+    pub(super) body: String,
+    pub(super) kind: RawLoadKind,
+    pub(super) vector: Vec3,
+    pub(super) time_function: Option<RawTimeFunction>,
+}
+
+#[derive(Deserialize, Clone, Copy, PartialEq, Eq, Debug)]
+#[serde(rename_all = "kebab-case")]
+pub(super) enum TimeFunctionKind {
+    Constant,
+    Window,
+    Table,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawTimeFunction {
+    pub(super) kind: TimeFunctionKind,
+    pub(super) start: Option<f64>,
+    pub(super) end: Option<f64>,
+    pub(super) times: Option<Vec<f64>>,
+    pub(super) values: Option<Vec<f64>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawOutput {
+    pub(super) plots: Option<bool>,
+}

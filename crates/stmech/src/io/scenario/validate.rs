@@ -1,0 +1,317 @@
+//! Validation of a parsed scenario: every value is checked and *all* problems are collected,
+//! each with its field path; only a fully valid file builds a [`MultibodySystem`].
+
+use super::bodies::{validate_bodies, validate_loads};
+use super::joints::validate_joints;
+use super::raw::{MethodKind, RawMethod, RawNewton, RawScenario};
+use super::{
+    MAX_ELEMENTS_PER_BLOCK, MAX_NEWTON_ITERATIONS, MAX_NODES, MAX_ORDER, MAX_QUADRATURE_POINTS,
+};
+use crate::error::InputError;
+use crate::model::MultibodySystem;
+use crate::solve::NewtonParams;
+use crate::solve::scheme::{Method, SpaceTimeParams, ThetaScheme};
+use std::fmt::Write as _;
+
+#[derive(Default)]
+/// Problems found while validating a scenario, in file order (shared by the scenario parsers).
+pub(crate) struct Issues(pub(crate) Vec<InputError>);
+
+impl Issues {
+    /// Records a problem of `field`.
+    pub(crate) fn push(&mut self, field: impl Into<String>, message: impl Into<String>) {
+        self.0.push(InputError::Invalid {
+            field: field.into(),
+            message: message.into(),
+        });
+    }
+}
+
+/// Reports every non-finite float (TOML allows `nan` and `inf`) with its path. The typed
+/// checks below skip non-finite values so that each problem is reported once.
+pub(crate) fn check_finite(v: &toml::Value, path: &mut String, issues: &mut Issues) {
+    match v {
+        toml::Value::Float(x) if !x.is_finite() => {
+            issues.push(
+                path.clone(),
+                format!("must be a finite number, got {x}; TOML's nan and inf are not allowed, write a finite value"),
+            );
+        }
+        toml::Value::Table(t) => {
+            for (k, v) in t {
+                let len = path.len();
+                if !path.is_empty() {
+                    path.push('.');
+                }
+                path.push_str(k);
+                check_finite(v, path, issues);
+                path.truncate(len);
+            }
+        }
+        toml::Value::Array(a) => {
+            for (i, v) in a.iter().enumerate() {
+                let len = path.len();
+                let _ = write!(path, "[{i}]");
+                check_finite(v, path, issues);
+                path.truncate(len);
+            }
+        }
+        _ => {}
+    }
+}
+
+pub(super) fn all_finite<'a>(xs: impl IntoIterator<Item = &'a f64>) -> bool {
+    xs.into_iter().all(|x| x.is_finite())
+}
+
+pub(super) struct Built {
+    pub(super) system: MultibodySystem,
+    pub(super) n_loads: usize,
+    pub(super) constraint_labels: Vec<String>,
+    pub(super) t_start: f64,
+    pub(super) t_end: f64,
+    pub(super) method: Method,
+    pub(super) newton: NewtonParams,
+    pub(super) plots: bool,
+}
+
+/// Checks all values; returns the built model only if nothing is wrong so far (the caller
+/// still checks `issues`, which may hold problems found before).
+pub(super) fn validate(raw: RawScenario, issues: &mut Issues) -> Option<Built> {
+    let (t_start, t_end) = (raw.time.start, raw.time.end);
+    let times_ok = t_start.is_finite() && t_end.is_finite();
+    if times_ok && t_end <= t_start {
+        issues.push(
+            "time.end",
+            format!(
+                "must be greater than time.start = {t_start} s (got {t_end} s); set end > start"
+            ),
+        );
+    }
+    let duration = if times_ok && t_end > t_start {
+        Some(t_end - t_start)
+    } else {
+        None
+    };
+    let method = validate_method(&raw.method, duration, issues);
+    let newton = validate_newton(raw.newton.as_ref(), issues);
+    let bodies = validate_bodies(&raw.bodies, issues);
+    let names: Vec<&str> = raw.bodies.iter().map(|b| b.name.as_str()).collect();
+    let loads = validate_loads(&raw.loads, &names, issues);
+    let joints = validate_joints(&raw.joints, &names, &bodies, t_start, issues);
+    let plots = raw.output.and_then(|o| o.plots).unwrap_or(true);
+    if !issues.0.is_empty() {
+        return None;
+    }
+    let n_loads = loads.len();
+    let mut constraint_labels: Vec<String> = bodies
+        .iter()
+        .map(|b| format!("{}.orthonormality", b.name))
+        .collect();
+    let mut constraints = Vec::with_capacity(joints.len());
+    for (label, c) in joints {
+        constraint_labels.push(label);
+        constraints.push(c);
+    }
+    match MultibodySystem::new(bodies, loads, constraints) {
+        Ok(system) => Some(Built {
+            system,
+            n_loads,
+            constraint_labels,
+            t_start,
+            t_end,
+            method: method?,
+            newton,
+            plots,
+        }),
+        Err(e) => {
+            // Unreachable after the checks above; kept so a model-side precondition added
+            // later still surfaces as an input problem instead of a panic.
+            issues.0.push(InputError::System(e));
+            None
+        }
+    }
+}
+
+fn validate_method(m: &RawMethod, duration: Option<f64>, issues: &mut Issues) -> Option<Method> {
+    let before = issues.0.len();
+    match m.kind {
+        MethodKind::SpaceTime => {
+            if m.step.is_some() {
+                issues.push(
+                    "method.step",
+                    "only for time stepping (kind = \"implicit-euler\" or \"midpoint\"); \
+                     space-time uses elements_per_block and blocks, so remove step",
+                );
+            }
+            let order = m.order.unwrap_or(1);
+            if !(1..=MAX_ORDER).contains(&order) {
+                issues.push(
+                    "method.order",
+                    format!("must be between 1 and {MAX_ORDER} (got {order})"),
+                );
+            }
+            let blocks = m.blocks.unwrap_or(1);
+            if blocks < 1 {
+                issues.push(
+                    "method.blocks",
+                    format!("must be at least 1 (got {blocks})"),
+                );
+            }
+            let epb = match m.elements_per_block {
+                None => {
+                    issues.push(
+                        "method.elements_per_block",
+                        "required for space-time: the number of time elements per block, e.g. 1000",
+                    );
+                    0
+                }
+                Some(n) if n < 1 => {
+                    issues.push(
+                        "method.elements_per_block",
+                        format!("must be at least 1 (got {n})"),
+                    );
+                    0
+                }
+                Some(n) if n > MAX_ELEMENTS_PER_BLOCK => {
+                    issues.push(
+                        "method.elements_per_block",
+                        format!(
+                            "at most {MAX_ELEMENTS_PER_BLOCK} elements fit in one block (got {n}); \
+                             split the time interval into more blocks instead"
+                        ),
+                    );
+                    0
+                }
+                Some(n) => n,
+            };
+            if let Some(qp) = m.quadrature_points
+                && !(1..=MAX_QUADRATURE_POINTS).contains(&qp)
+            {
+                issues.push(
+                    "method.quadrature_points",
+                    format!(
+                        "must be between 1 and {MAX_QUADRATURE_POINTS} (got {qp}); \
+                         omit it to use the exact default"
+                    ),
+                );
+            }
+            if epb >= 1 && blocks >= 1 && (1..=MAX_ORDER).contains(&order) {
+                let nodes = blocks as f64 * epb as f64 * order as f64 + 1.0;
+                if nodes > MAX_NODES {
+                    issues.push(
+                        "method.blocks",
+                        format!(
+                            "blocks × elements_per_block × order = {nodes:.0} time nodes exceeds the \
+                             limit of {MAX_NODES:.0}; use fewer elements or a higher order"
+                        ),
+                    );
+                }
+            }
+            if issues.0.len() > before {
+                return None;
+            }
+            Some(Method::SpaceTime(SpaceTimeParams {
+                order: order as usize,
+                elements_per_block: epb as usize,
+                blocks: blocks as usize,
+                quadrature_points: m.quadrature_points.map(|q| q as usize),
+                formulation: m.formulation.unwrap_or_default(),
+            }))
+        }
+        MethodKind::ImplicitEuler | MethodKind::Midpoint => {
+            let kind = if m.kind == MethodKind::Midpoint {
+                "midpoint"
+            } else {
+                "implicit-euler"
+            };
+            for (given, field) in [
+                (m.order.is_some(), "order"),
+                (m.elements_per_block.is_some(), "elements_per_block"),
+                (m.blocks.is_some(), "blocks"),
+                (m.quadrature_points.is_some(), "quadrature_points"),
+                (m.formulation.is_some(), "formulation"),
+            ] {
+                if given {
+                    issues.push(
+                        format!("method.{field}"),
+                        format!(
+                            "only for kind = \"space-time\"; {kind} time stepping is set by step alone, \
+                             so remove {field}"
+                        ),
+                    );
+                }
+            }
+            let step = match m.step {
+                None => {
+                    issues.push(
+                        "method.step",
+                        format!("required for {kind}: the time step in s, e.g. step = 1e-3"),
+                    );
+                    None
+                }
+                Some(h) if !h.is_finite() => None, // reported by the finiteness walk
+                Some(h) if h <= 0.0 => {
+                    issues.push("method.step", format!("must be positive (got {h} s)"));
+                    None
+                }
+                Some(h) => match duration {
+                    Some(d) if h > d => {
+                        issues.push(
+                            "method.step",
+                            format!("must not exceed the duration time.end − time.start = {d} s (got {h} s)"),
+                        );
+                        None
+                    }
+                    Some(d) if d / h > MAX_NODES => {
+                        issues.push(
+                            "method.step",
+                            format!(
+                                "{:.0} steps exceed the limit of {MAX_NODES:.0}; use a larger step",
+                                (d / h).ceil()
+                            ),
+                        );
+                        None
+                    }
+                    _ => Some(h),
+                },
+            };
+            if issues.0.len() > before {
+                return None;
+            }
+            let scheme = if m.kind == MethodKind::Midpoint {
+                ThetaScheme::MIDPOINT
+            } else {
+                ThetaScheme::IMPLICIT_EULER
+            };
+            step.map(|step| Method::TimeStepping { scheme, step })
+        }
+    }
+}
+
+fn validate_newton(n: Option<&RawNewton>, issues: &mut Issues) -> NewtonParams {
+    let mut params = NewtonParams::default();
+    let Some(n) = n else { return params };
+    if let Some(tol) = n.tolerance {
+        if tol.is_finite() && tol <= 0.0 {
+            issues.push(
+                "newton.tolerance",
+                format!("must be positive (got {tol}); the default is 1e-10"),
+            );
+        }
+        params.tolerance = tol;
+    }
+    if let Some(it) = n.max_iterations {
+        if !(1..=MAX_NEWTON_ITERATIONS).contains(&it) {
+            issues.push(
+                "newton.max_iterations",
+                format!(
+                    "must be between 1 and {MAX_NEWTON_ITERATIONS} (got {it}); the default is 25"
+                ),
+            );
+        } else {
+            params.max_iterations = it as usize;
+        }
+    }
+    params
+}
