@@ -1,0 +1,345 @@
+//! Assembly of the residual and the Jacobian of the whole space-time domain: element terms
+//! ([`crate::inverse::element`], in parallel), boundary terms (actuation, tip law, servo
+//! constraint), and the Newton starts.
+
+use super::linear::JacobianSink;
+use super::solution::interpolate;
+use super::{BeamModel, InverseError, NewtonHistory, SpaceTimeMesh, SpaceTimeSolution, TipLaw};
+use crate::basis::GaussLegendre;
+use crate::beam::section::{ReferenceStrains, strains};
+use crate::discretize::pattern::SKIP;
+use crate::error::InputError;
+use crate::inverse::element::{BeamSpaceTimeElement, ElementError, N_DOF, SpaceTimeElement};
+use crate::inverse::trajectory::TipTrajectory;
+use rayon::prelude::*;
+
+/// Given Neumann data at `s = 0` in forward mode.
+pub type ActuationFn<'a> = &'a (dyn Fn(f64) -> [f64; 3] + Sync);
+
+pub(super) enum Mode<'a> {
+    Inverse(&'a dyn TipTrajectory),
+    Forward(ActuationFn<'a>),
+}
+
+/// Elements per parallel batch of the assembly (≈ 4.8 kB of buffer each).
+const ELEMENT_CHUNK: usize = 1024;
+
+/// Residual, tangent and status of one element, computed by a worker thread.
+#[derive(Clone)]
+struct ElementOutput {
+    re: [f64; N_DOF],
+    ke: [[f64; N_DOF]; N_DOF],
+    result: Result<(), ElementError>,
+}
+
+impl Default for ElementOutput {
+    fn default() -> Self {
+        Self {
+            re: [0.0; N_DOF],
+            ke: [[0.0; N_DOF]; N_DOF],
+            result: Ok(()),
+        }
+    }
+}
+
+/// Assembler for one mesh: element, dof maps, CSC positions.
+pub(super) struct Assembly<'a> {
+    pub(super) beam: BeamModel,
+    pub(super) mesh: SpaceTimeMesh,
+    pub(super) mode: Mode<'a>,
+    pub(super) element: BeamSpaceTimeElement,
+    pub(super) hs: f64,
+    pub(super) ht: f64,
+    /// Unknowns of the field part.
+    pub(super) n_field: usize,
+    pub(super) n: usize,
+    /// x0 at the space nodes (rest state, v0 = 0).
+    pub(super) x0: Vec<[f64; 3]>,
+    /// F at t_start (from the initial state; zero for the stress-free start).
+    pub(super) f0: [f64; 3],
+    /// Time Gauss rule for boundary integrals (4 points).
+    pub(super) gauss: GaussLegendre,
+}
+
+impl<'a> Assembly<'a> {
+    pub(super) fn new(
+        beam: BeamModel,
+        mesh: SpaceTimeMesh,
+        mode: Mode<'a>,
+    ) -> Result<Self, InverseError> {
+        let hs = beam.length / mesh.elements_s as f64;
+        let ht = mesh.ht();
+        let ns1 = mesh.elements_s + 1;
+        let n_field = 6 * ns1 * mesh.elements_t;
+        let n = n_field
+            + match mode {
+                Mode::Inverse(_) => 3 * mesh.elements_t,
+                Mode::Forward(_) => 0,
+            };
+        if n >= SKIP as usize {
+            return Err(InputError::Invalid {
+                field: "mesh".into(),
+                message: format!("{n} unknowns is too many for one space-time system"),
+            }
+            .into());
+        }
+        let x0: Vec<[f64; 3]> = (0..ns1).map(|i| beam.initial_pose(i as f64 * hs)).collect();
+        let mut asm = Self {
+            beam,
+            mesh,
+            mode,
+            element: BeamSpaceTimeElement::new(beam.section, beam.law, hs, ht),
+            hs,
+            ht,
+            n_field,
+            n,
+            x0,
+            f0: [0.0; 3],
+            gauss: GaussLegendre::new(4),
+        };
+        asm.f0 = asm.initial_actuation();
+        Ok(asm)
+    }
+
+    /// `F(t_start) = −(n, M)(s = 0)` from the initial state (first element, one-point rule):
+    /// the initial state is in equilibrium with the actuation it starts with.
+    pub(super) fn initial_actuation(&self) -> [f64; 3] {
+        let (a, b) = (self.x0[0], self.x0[1]);
+        let th = 0.5 * (a[2] + b[2]);
+        let e = strains(
+            [(b[0] - a[0]) / self.hs, (b[1] - a[1]) / self.hs],
+            th,
+            (b[2] - a[2]) / self.hs,
+        );
+        let r = self
+            .beam
+            .law
+            .resultants(&self.beam.section, e, ReferenceStrains::STRAIGHT);
+        let (sn, cs) = th.sin_cos();
+        [
+            -(r.axial * cs - r.shear * sn),
+            -(r.axial * sn + r.shear * cs),
+            -r.moment,
+        ]
+    }
+
+    /// Full nodal value `(x, v)` component `c` at node `(i, j)`.
+    pub(super) fn node_value(&self, u: &[f64], i: usize, j: usize, c: usize) -> f64 {
+        if j == 0 {
+            if c < 3 { self.x0[i][c] } else { 0.0 }
+        } else {
+            u[Self::dof(self.ns1(), i, j, c)]
+        }
+    }
+
+    pub(super) fn f_value(&self, u: &[f64], j: usize, c: usize) -> f64 {
+        if j == 0 {
+            self.f0[c]
+        } else {
+            u[self.f_dof(j, c)]
+        }
+    }
+
+    pub(super) fn t_node(&self, j: usize) -> f64 {
+        self.mesh.t_start + j as f64 * self.ht
+    }
+
+    /// Residual into `r` and, if given, the Jacobian into `jac`.
+    pub(super) fn assemble(
+        &self,
+        u: &[f64],
+        r: &mut [f64],
+        mut jac: Option<&mut dyn JacobianSink>,
+    ) -> Result<(), ElementError> {
+        r.fill(0.0);
+        if let Some(j) = jac.as_deref_mut() {
+            j.clear();
+        }
+        let ns1 = self.ns1();
+        let (nes, net) = (self.mesh.elements_s, self.mesh.elements_t);
+        // Element residuals and tangents are computed in parallel (rayon, chunks of
+        // ELEMENT_CHUNK elements in mesh order) and added serially in mesh order: the sums
+        // are those of the serial loop, bit for bit, for any number of threads.
+        let want = jac.is_some();
+        let n_el = nes * net;
+        let chunk = ELEMENT_CHUNK.min(n_el.max(1));
+        let mut buf: Vec<ElementOutput> = vec![ElementOutput::default(); chunk];
+        let (element, x0) = (&self.element, &self.x0);
+        let node_value = |i: usize, j: usize, c: usize| -> f64 {
+            if j == 0 {
+                if c < 3 { x0[i][c] } else { 0.0 }
+            } else {
+                u[Self::dof(ns1, i, j, c)]
+            }
+        };
+        for first in (0..n_el).step_by(chunk) {
+            let len = chunk.min(n_el - first);
+            buf[..len].par_iter_mut().enumerate().for_each(|(k, out)| {
+                let (et, es) = ((first + k) / nes, (first + k) % nes);
+                let mut q = [0.0; N_DOF];
+                for a in 0..4 {
+                    for c in 0..6 {
+                        q[6 * a + c] = node_value(es + a % 2, et + a / 2, c);
+                    }
+                }
+                out.result = element.residual_into(&q, &mut out.re, want.then_some(&mut out.ke));
+            });
+            for (k, out) in buf[..len].iter().enumerate() {
+                let (et, es) = ((first + k) / nes, (first + k) % nes);
+                out.result?;
+                let d = Self::element_dofs(ns1, es, et);
+                for row in 0..N_DOF {
+                    if d[row] != SKIP as usize {
+                        r[d[row]] += out.re[row];
+                    }
+                }
+                if let Some(jv) = jac.as_deref_mut() {
+                    jv.add_element(es, et, &out.ke);
+                }
+            }
+        }
+        // Boundary terms per time element: ∫ N_a N_b dt = ht/6 (1 + δ_ab),
+        // ∫ N_a ∂t N_b dt = ±½.
+        let ns = nes;
+        let tip = match self.beam.tip {
+            TipLaw::Free => None,
+            TipLaw::Mass { mass, inertia } => Some([mass, mass, inertia]),
+        };
+        for et in 0..net {
+            let js = [et, et + 1];
+            for (la, &ja) in js.iter().enumerate() {
+                for (lb, &jb) in js.iter().enumerate() {
+                    let mab = self.ht / 6.0 * if la == lb { 2.0 } else { 1.0 };
+                    let dab = if lb == 1 { 0.5 } else { -0.5 };
+                    for c in 0..3 {
+                        // + ∫ N_a M_tip ∂t v(L)
+                        if let Some(mt) = tip {
+                            let row = Self::dof(ns1, ns, ja, 3 + c);
+                            if row != SKIP as usize {
+                                r[row] += mt[c] * dab * self.node_value(u, ns, jb, 3 + c);
+                                if let (Some(jv), true) = (jac.as_deref_mut(), jb > 0) {
+                                    jv.add(row, Self::dof(ns1, ns, jb, 3 + c), mt[c] * dab);
+                                }
+                            }
+                        }
+                        if let Mode::Inverse(_) = self.mode {
+                            // − ∫ N_a F  (R2 at s = 0)
+                            let row = Self::dof(ns1, 0, ja, 3 + c);
+                            if row != SKIP as usize {
+                                r[row] -= mab * self.f_value(u, jb, c);
+                                if let (Some(jv), true) = (jac.as_deref_mut(), jb > 0) {
+                                    jv.add(row, self.f_dof(jb, c), -mab);
+                                }
+                            }
+                            // + ∫ N_a x(L)  (R3)
+                            let row = self.f_dof(ja, c);
+                            if row != SKIP as usize {
+                                r[row] += mab * self.node_value(u, ns, jb, c);
+                                if let (Some(jv), true) = (jac.as_deref_mut(), jb > 0) {
+                                    jv.add(row, Self::dof(ns1, ns, jb, c), mab);
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            // Known functions of time, by 4-point Gauss: − ∫ N_a γ (R3), − ∫ N_a F (forward).
+            for (&tau, &w) in self.gauss.points.iter().zip(&self.gauss.weights) {
+                let t = self.t_node(et) + tau * self.ht;
+                let na = [1.0 - tau, tau];
+                let (vals, rows): ([f64; 3], [[usize; 3]; 2]) = match self.mode {
+                    Mode::Inverse(tr) => (
+                        tr.pose(t),
+                        [0, 1].map(|l| [0, 1, 2].map(|c| self.f_dof(js[l], c))),
+                    ),
+                    // R2 ⊃ − ∫ N_a F, the same sign as the unknown actuation of inverse mode
+                    // (a sign flip here was caught by `tests/beam_cross_check.rs`)
+                    Mode::Forward(f) => {
+                        let g = f(t);
+                        (
+                            g,
+                            [0, 1].map(|l| [0, 1, 2].map(|c| Self::dof(ns1, 0, js[l], 3 + c))),
+                        )
+                    }
+                };
+                for l in 0..2 {
+                    for c in 0..3 {
+                        if rows[l][c] != SKIP as usize {
+                            r[rows[l][c]] -= w * self.ht * na[l] * vals[c];
+                        }
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    pub(super) fn initial_guess(&self) -> Vec<f64> {
+        let mut u = vec![0.0; self.n];
+        let ns1 = self.ns1();
+        for j in 1..=self.mesh.elements_t {
+            for i in 0..ns1 {
+                for c in 0..3 {
+                    u[Self::dof(ns1, i, j, c)] = self.x0[i][c];
+                }
+            }
+            if let Mode::Inverse(_) = self.mode {
+                for c in 0..3 {
+                    u[self.f_dof(j, c)] = self.f0[c];
+                }
+            }
+        }
+        u
+    }
+
+    /// Newton start from another solution of the same domain (see [`solve_inverse_from`]).
+    pub(super) fn guess_from(&self, start: &SpaceTimeSolution) -> Vec<f64> {
+        let mut u = vec![0.0; self.n];
+        let ns1 = self.ns1();
+        for j in 1..=self.mesh.elements_t {
+            let t = self.mesh.t_start + j as f64 * self.ht;
+            for i in 0..ns1 {
+                let (x, v) = start.field_at(i as f64 * self.hs, t);
+                for c in 0..3 {
+                    u[Self::dof(ns1, i, j, c)] = x[c];
+                    u[Self::dof(ns1, i, j, 3 + c)] = v[c];
+                }
+            }
+            let f = interpolate(&start.t, &start.actuation, t);
+            for (c, fc) in f.into_iter().enumerate() {
+                u[self.f_dof(j, c)] = fc;
+            }
+        }
+        u
+    }
+
+    pub(super) fn solution(&self, u: &[f64], newton: NewtonHistory) -> SpaceTimeSolution {
+        let ns1 = self.ns1();
+        let nt1 = self.mesh.elements_t + 1;
+        let mut x = Vec::with_capacity(crate::resources::reserve(ns1, nt1));
+        let mut v = Vec::with_capacity(crate::resources::reserve(ns1, nt1));
+        for j in 0..nt1 {
+            for i in 0..ns1 {
+                x.push([0, 1, 2].map(|c| self.node_value(u, i, j, c)));
+                v.push([3, 4, 5].map(|c| self.node_value(u, i, j, c)));
+            }
+        }
+        let t: Vec<f64> = (0..nt1).map(|j| self.t_node(j)).collect();
+        let actuation = match self.mode {
+            Mode::Inverse(_) => (0..nt1)
+                .map(|j| [0, 1, 2].map(|c| self.f_value(u, j, c)))
+                .collect(),
+            Mode::Forward(f) => t.iter().map(|&tj| f(tj)).collect(),
+        };
+        SpaceTimeSolution {
+            beam: self.beam,
+            mesh: self.mesh,
+            s: (0..ns1).map(|i| i as f64 * self.hs).collect(),
+            t,
+            x,
+            v,
+            actuation,
+            newton,
+        }
+    }
+}

@@ -1,0 +1,172 @@
+//! The linear stage of a Newton step: where the Jacobian is stored and how `J du = r` is
+//! solved (faer's general sparse LU, or the sideways elimination of
+//! [`crate::inverse::sideways`]).
+
+use super::assembly::Assembly;
+use super::{InverseError, LinearSolverKind};
+use crate::discretize::pattern::{CscPattern, SKIP};
+use crate::error::SolveError;
+use crate::inverse::element::N_DOF;
+use crate::inverse::sideways::SidewaysSolver;
+use crate::solve::linear::SparseLu;
+
+/// Where the assembler puts Jacobian entries (global numbering of [`Assembly`]).
+pub(super) trait JacobianSink {
+    /// Zeroes the stored entries.
+    fn clear(&mut self);
+    /// Adds element `(es, et)`'s matrix.
+    fn add_element(&mut self, es: usize, et: usize, ke: &[[f64; N_DOF]; N_DOF]);
+    /// Adds `v` to entry `(row, col)` (neither is `SKIP`).
+    fn add(&mut self, row: usize, col: usize, v: f64);
+}
+
+/// A Jacobian store that can also solve the Newton system.
+pub(super) trait LinearStage: JacobianSink {
+    /// Solves `J du = r`; returns `max |J du − r|` where the method knows it (else 0).
+    fn solve(&mut self, r: &[f64], du: &mut [f64]) -> Result<f64, SolveError>;
+    /// Stored Jacobian entries.
+    fn stored(&self) -> usize;
+    /// Which solver this is.
+    fn kind(&self) -> LinearSolverKind;
+}
+
+/// General sparse storage and faer's sparse LU (symbolic analysis once per mesh).
+pub(super) struct CscStage {
+    pattern: CscPattern,
+    /// Element entry positions, `N_DOF²` per element.
+    el_pos: Vec<u32>,
+    elements_s: usize,
+    values: Vec<f64>,
+    lu: SparseLu,
+}
+
+impl CscStage {
+    pub(super) fn new(asm: &Assembly<'_>) -> Result<Self, InverseError> {
+        let mut bnd = Vec::new();
+        asm.boundary_entries(&mut bnd);
+        let ns1 = asm.ns1();
+        let (nes, net) = (asm.mesh.elements_s, asm.mesh.elements_t);
+        let el_entries = || {
+            (0..net).flat_map(move |et| {
+                (0..nes).flat_map(move |es| {
+                    let d = Assembly::element_dofs(ns1, es, et);
+                    (0..N_DOF).flat_map(move |r| {
+                        (0..N_DOF).filter_map(move |c| {
+                            (d[r] != SKIP as usize && d[c] != SKIP as usize).then_some((d[r], d[c]))
+                        })
+                    })
+                })
+            })
+        };
+        let pattern = CscPattern::from_entries(asm.n, || el_entries().chain(bnd.iter().copied()));
+        let mut el_pos = Vec::with_capacity(crate::resources::reserve(
+            nes.saturating_mul(net),
+            N_DOF * N_DOF,
+        ));
+        for et in 0..net {
+            for es in 0..nes {
+                let d = Assembly::element_dofs(ns1, es, et);
+                for r in 0..N_DOF {
+                    for c in 0..N_DOF {
+                        el_pos.push(if d[r] == SKIP as usize || d[c] == SKIP as usize {
+                            SKIP
+                        } else {
+                            pattern.position(d[r], d[c]) as u32
+                        });
+                    }
+                }
+            }
+        }
+        let lu = SparseLu::new(pattern.clone())?;
+        Ok(Self {
+            values: vec![0.0; pattern.nnz()],
+            pattern,
+            el_pos,
+            elements_s: nes,
+            lu,
+        })
+    }
+}
+
+impl JacobianSink for CscStage {
+    fn clear(&mut self) {
+        self.values.fill(0.0);
+    }
+
+    fn add_element(&mut self, es: usize, et: usize, ke: &[[f64; N_DOF]; N_DOF]) {
+        let base = (et * self.elements_s + es) * N_DOF * N_DOF;
+        for (row, ke_row) in ke.iter().enumerate() {
+            let pos = &self.el_pos[base + row * N_DOF..base + (row + 1) * N_DOF];
+            for (p, v) in pos.iter().zip(ke_row) {
+                if *p != SKIP {
+                    self.values[*p as usize] += v;
+                }
+            }
+        }
+    }
+
+    fn add(&mut self, row: usize, col: usize, v: f64) {
+        self.values[self.pattern.position(row, col)] += v;
+    }
+}
+
+impl LinearStage for CscStage {
+    fn solve(&mut self, r: &[f64], du: &mut [f64]) -> Result<f64, SolveError> {
+        self.lu.factorize(&self.values)?;
+        du.copy_from_slice(r);
+        self.lu.solve_in_place(du);
+        Ok(0.0)
+    }
+
+    fn stored(&self) -> usize {
+        self.pattern.nnz()
+    }
+
+    fn kind(&self) -> LinearSolverKind {
+        LinearSolverKind::SparseLu
+    }
+}
+
+impl JacobianSink for SidewaysSolver {
+    fn clear(&mut self) {
+        SidewaysSolver::clear(self);
+    }
+
+    fn add_element(&mut self, es: usize, et: usize, ke: &[[f64; N_DOF]; N_DOF]) {
+        SidewaysSolver::add_element(self, es, et, ke);
+    }
+
+    fn add(&mut self, row: usize, col: usize, v: f64) {
+        SidewaysSolver::add(self, row, col, v);
+    }
+}
+
+impl LinearStage for SidewaysSolver {
+    fn solve(&mut self, r: &[f64], du: &mut [f64]) -> Result<f64, SolveError> {
+        SidewaysSolver::solve(self, r, du)
+    }
+
+    fn stored(&self) -> usize {
+        SidewaysSolver::stored(self)
+    }
+
+    fn kind(&self) -> LinearSolverKind {
+        LinearSolverKind::Sideways
+    }
+}
+
+/// The linear stage of an inverse solve.
+pub(super) fn inverse_stage(
+    asm: &Assembly<'_>,
+    kind: LinearSolverKind,
+) -> Result<Box<dyn LinearStage>, InverseError> {
+    Ok(match kind {
+        LinearSolverKind::Sideways => Box::new(SidewaysSolver::new(
+            asm.mesh.elements_s,
+            asm.mesh.elements_t,
+            asm.hs,
+            asm.ht,
+        )),
+        LinearSolverKind::SparseLu => Box::new(CscStage::new(asm)?),
+    })
+}
