@@ -2,10 +2,11 @@
 //! functions.
 
 use super::RIGIDITY_TOLERANCE;
+use super::beams::{Frames, Target};
 use super::raw::{RawBody, RawLoad, RawLoadKind, RawTimeFunction, TimeFunctionKind};
 use super::validate::{Issues, all_finite};
 use crate::math::{Vec3, cross, dot, norm};
-use crate::model::{Load, LoadKind, MassProperties, RigidBody, TimeFunction};
+use crate::model::{JointBody, Load, LoadKind, MassProperties, RigidBody, TimeFunction};
 
 const IDENTITY: [Vec3; 3] = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]];
 
@@ -17,12 +18,6 @@ pub(super) fn valid_name(name: &str) -> bool {
 }
 
 pub(super) fn validate_bodies(raw: &[RawBody], issues: &mut Issues) -> Vec<RigidBody> {
-    if raw.is_empty() {
-        issues.push(
-            "bodies",
-            "at least one [[bodies]] entry is required; add one with a name and a box or mass properties",
-        );
-    }
     let mut out = Vec::with_capacity(raw.len());
     for (i, b) in raw.iter().enumerate() {
         let at = |f: &str| format!("bodies[{i}].{f}");
@@ -234,36 +229,80 @@ fn linearly_independent(d: &[Vec3; 3]) -> bool {
     scale > 0.0 && det.abs() > 1e-9 * scale
 }
 
-pub(super) fn validate_loads(raw: &[RawLoad], names: &[&str], issues: &mut Issues) -> Vec<Load> {
+/// A distributed load on a whole beam: beam index, vector, whether it is a body force per
+/// unit mass (else a force per unit length), time function.
+pub(super) type BeamLoad = (usize, Vec3, bool, TimeFunction);
+
+pub(super) fn validate_loads(
+    raw: &[RawLoad],
+    frames: &Frames,
+    issues: &mut Issues,
+) -> (Vec<Load>, Vec<BeamLoad>) {
     let mut out = Vec::with_capacity(raw.len());
+    let mut on_beams = Vec::new();
     for (i, l) in raw.iter().enumerate() {
         let at = |f: &str| format!("loads[{i}].{f}");
-        let body = names.iter().position(|n| *n == l.body);
-        if body.is_none() {
-            let known = if names.is_empty() {
-                "none".to_owned()
-            } else {
-                names.join(", ")
-            };
-            issues.push(
-                at("body"),
-                format!("no body named {:?}; known bodies: {known}", l.body),
-            );
-        }
-        let time_function = validate_time_function(l.time_function.as_ref(), i, issues);
-        let kind = match l.kind {
-            RawLoadKind::Torque => LoadKind::Torque(l.vector),
-            RawLoadKind::BodyForce => LoadKind::BodyForce(l.vector),
+        let whole_beam = matches!(l.kind, RawLoadKind::BodyForce | RawLoadKind::DistributedForce);
+        let target = match frames.lookup(&l.body, whole_beam) {
+            Ok(Target::Frame(JointBody::Ground)) => {
+                issues.push(at("body"), "a load on \"ground\" does nothing; name a body or beam");
+                None
+            }
+            Ok(t) => Some(t),
+            Err(m) => {
+                issues.push(at("body"), m);
+                None
+            }
         };
-        if let (Some(body), Some(time_function)) = (body, time_function) {
-            out.push(Load {
-                body,
-                kind,
-                time_function,
-            });
+        let time_function = validate_time_function(l.time_function.as_ref(), i, issues);
+        let (Some(target), Some(time_function)) = (target, time_function) else {
+            continue;
+        };
+        match (target, l.kind) {
+            (Target::Beam(b), RawLoadKind::BodyForce) => {
+                on_beams.push((b, l.vector, true, time_function));
+            }
+            (Target::Beam(b), RawLoadKind::DistributedForce) => {
+                on_beams.push((b, l.vector, false, time_function));
+            }
+            (Target::Beam(_), _) => unreachable!("whole beams only for distributed kinds"),
+            (Target::Frame(JointBody::Body(f)), kind) => {
+                let kind = match kind {
+                    RawLoadKind::Torque => LoadKind::Torque(l.vector),
+                    RawLoadKind::Force => LoadKind::Force(l.vector),
+                    RawLoadKind::BodyForce if f < frames.bodies.len() => {
+                        LoadKind::BodyForce(l.vector)
+                    }
+                    RawLoadKind::BodyForce => {
+                        issues.push(
+                            at("kind"),
+                            format!(
+                                "a body force acts on a whole beam: write body = \"{}\" (the \
+                                 beam) instead of a node; on a node use kind = \"force\"",
+                                l.body.split(':').next().unwrap_or(&l.body)
+                            ),
+                        );
+                        continue;
+                    }
+                    RawLoadKind::DistributedForce => {
+                        issues.push(
+                            at("kind"),
+                            "a distributed force (N/m) acts on a whole beam: name the beam in \
+                             body; on a node or a rigid body use kind = \"force\" (N)",
+                        );
+                        continue;
+                    }
+                };
+                out.push(Load {
+                    body: f,
+                    kind,
+                    time_function,
+                });
+            }
+            (Target::Frame(JointBody::Ground), _) => {}
         }
     }
-    out
+    (out, on_beams)
 }
 
 fn validate_time_function(

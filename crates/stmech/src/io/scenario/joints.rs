@@ -1,10 +1,11 @@
 //! Joints: named bodies, kind-specific fields, and consistency with the initial state.
 
+use super::beams::{Frames, Target};
 use super::bodies::valid_name;
 use super::raw::{RawJoint, RawJointKind};
 use super::validate::{Issues, all_finite};
 use crate::math::{Vec3, norm};
-use crate::model::{Constraint, Distance, JointBody, Prescribed, Revolute, RigidBody, Spherical};
+use crate::model::{Constraint, Distance, JointBody, Prescribed, Revolute, Rigid, Spherical};
 
 /// Largest `|Φ(q_0, t_0)|` accepted for a joint (m or m², as the constraint).
 pub const JOINT_CONSISTENCY_TOLERANCE: f64 = 1e-10;
@@ -13,32 +14,27 @@ pub const JOINT_CONSISTENCY_TOLERANCE: f64 = 1e-10;
 /// (`|Φ(q_0, t_0)| < 1e-10`, `|G v_0 + ∂Φ/∂t| < 1e-8 (1 + |v_0|)`).
 pub(super) fn validate_joints(
     raw: &[RawJoint],
-    names: &[&str],
-    bodies: &[RigidBody],
+    frames: &Frames,
     t_start: f64,
     issues: &mut Issues,
 ) -> Vec<(String, Box<dyn Constraint>)> {
+    let names: Vec<&str> = frames
+        .bodies
+        .iter()
+        .map(String::as_str)
+        .chain(frames.beams.iter().map(|(n, _, _)| n.as_str()))
+        .collect();
     let mut out: Vec<(String, Box<dyn Constraint>)> = Vec::with_capacity(raw.len());
     let mut labels: Vec<String> = Vec::new();
     for (i, j) in raw.iter().enumerate() {
         let at = |f: &str| format!("joints[{i}].{f}");
         let before = issues.0.len();
-        let known = || {
-            let mut k = vec!["ground"];
-            k.extend_from_slice(names);
-            k.join(", ")
-        };
         let lookup = |name: &str, field: &str, issues: &mut Issues| -> Option<JointBody> {
-            if name == "ground" {
-                return Some(JointBody::Ground);
-            }
-            match names.iter().position(|n| *n == name) {
-                Some(b) => Some(JointBody::Body(b)),
-                None => {
-                    issues.push(
-                        at(field),
-                        format!("no body named {name:?}; known bodies: {}", known()),
-                    );
+            match frames.lookup(name, false) {
+                Ok(Target::Frame(f)) => Some(f),
+                Ok(Target::Beam(_)) => None,
+                Err(m) => {
+                    issues.push(at(field), m);
                     None
                 }
             }
@@ -63,6 +59,7 @@ pub(super) fn validate_joints(
             RawJointKind::Distance => "distance",
             RawJointKind::Revolute => "revolute",
             RawJointKind::Prescribed => "prescribed",
+            RawJointKind::Rigid => "rigid",
         };
         let not_for = |field: &str, issues: &mut Issues| {
             issues.push(
@@ -87,11 +84,27 @@ pub(super) fn validate_joints(
             }
             (_, Some(name)) => lookup(name, "body_b", issues),
         };
-        if kind == RawJointKind::Prescribed && a == Some(JointBody::Ground) {
+        if matches!(kind, RawJointKind::Prescribed | RawJointKind::Rigid)
+            && a == Some(JointBody::Ground)
+        {
             issues.push(
                 at("body_a"),
-                "a prescribed motion needs a moving body, not \"ground\"",
+                format!("a {kind_name} joint needs a moving body or beam node in body_a, not \"ground\""),
             );
+        }
+        if kind == RawJointKind::Rigid {
+            for (given, field) in [
+                (j.point_a != [0.0; 3], "point_a"),
+                (j.point_b != [0.0; 3], "point_b"),
+            ] {
+                if given {
+                    issues.push(
+                        at(field),
+                        "not used by a rigid joint: it keeps the initial relative placement of \
+                         body_a and body_b; remove it",
+                    );
+                }
+            }
         }
         if let (Some(a), Some(b)) = (a, b)
             && kind != RawJointKind::Prescribed
@@ -181,23 +194,13 @@ pub(super) fn validate_joints(
         let state = |body: JointBody| -> Option<([f64; 12], [f64; 12])> {
             match body {
                 JointBody::Ground => None,
-                JointBody::Body(k) => {
-                    let bd = &bodies.get(k)?;
-                    let q = bd.initial_q();
-                    let mut v = [0.0; 12];
-                    v[..3].copy_from_slice(&bd.velocity);
-                    for d in 0..3 {
-                        v[3 + 3 * d..6 + 3 * d].copy_from_slice(&bd.director_velocities[d]);
-                    }
-                    Some((q, v))
-                }
+                JointBody::Body(k) => frames.state(k),
             }
         };
-        // bodies that failed validation are missing: skip the consistency check
-        if bodies.len() != names.len()
-            || [a, b]
-                .iter()
-                .any(|&x| x != JointBody::Ground && state(x).is_none())
+        // bodies or beams that failed validation are missing: skip the consistency check
+        if [a, b]
+            .iter()
+            .any(|&x| x != JointBody::Ground && state(x).is_none())
         {
             continue;
         }
@@ -238,6 +241,40 @@ pub(super) fn validate_joints(
                 let path = j.path.clone().unwrap_or_else(|| vec![point(a, &j.point_a)]);
                 Box::new(Prescribed::new(k, j.point_a, t_start, path))
             }
+            RawJointKind::Rigid => {
+                let JointBody::Body(fa) = a else { continue };
+                let (qa, _) = state(a).unwrap_or(([0.0; 12], [0.0; 12]));
+                let qb = state(b).map(|s| s.0).unwrap_or([0.0; 12]);
+                if let JointBody::Body(_) = b {
+                    let d = |k: usize| [qb[3 + 3 * k], qb[4 + 3 * k], qb[5 + 3 * k]];
+                    let off = (0..3)
+                        .flat_map(|i| (0..3).map(move |k| (i, k)))
+                        .map(|(i, k)| {
+                            (crate::math::dot(&d(i), &d(k)) - if i == k { 1.0 } else { 0.0 }).abs()
+                        })
+                        .fold(0.0f64, f64::max);
+                    if off > 1e-9 {
+                        issues.push(
+                            at("body_b"),
+                            "a rigid joint needs orthonormal directors of body_b; give that body \
+                             orthonormal directors (or a box)",
+                        );
+                        continue;
+                    }
+                }
+                if out.iter().any(|(_, c)| c.tied_frame() == Some(fa)) {
+                    issues.push(
+                        at("body_a"),
+                        format!(
+                            "{:?} is already tied by another rigid joint; a frame can be tied \
+                             once (tie the other part to it instead)",
+                            j.body_a
+                        ),
+                    );
+                    continue;
+                }
+                Box::new(Rigid::new(fa, b, &qa, &qb))
+            }
         };
         // consistency with the initial state
         let idx = c.indices();
@@ -275,6 +312,7 @@ pub(super) fn validate_joints(
                     )),
                     j.length.unwrap_or(0.0)
                 ),
+                RawJointKind::Rigid => "the rigid joint is built from the initial placement".into(),
                 RawJointKind::Prescribed => format!(
                     "at t = {t_start} the point is at {:?}, the path starts at {:?}",
                     point(a, &j.point_a),

@@ -14,6 +14,7 @@
 //!
 //! See `examples/rigid_body/*.toml` in the repository for annotated files.
 
+mod beams;
 mod bodies;
 mod joints;
 mod raw;
@@ -21,7 +22,9 @@ mod raw;
 mod tests;
 mod validate;
 
+pub use beams::{MAX_BEAM3D_ELEMENTS, MAX_KINK};
 pub use joints::JOINT_CONSISTENCY_TOLERANCE;
+pub use validate::BeamInfo;
 pub(crate) use validate::{Issues, check_finite};
 
 use crate::error::InputError;
@@ -45,6 +48,8 @@ pub const MAX_NODES: f64 = 1.0e7;
 /// Largest Newton iteration limit accepted: Newton converges quadratically or not at all,
 /// and a huge limit only makes a diverging run spin for a long time.
 pub const MAX_NEWTON_ITERATIONS: i64 = 1000;
+/// Largest number of static load steps.
+pub const MAX_LOAD_STEPS: i64 = 1_000_000;
 /// Tolerance for orthonormal directors and for rigid initial director velocities.
 pub const RIGIDITY_TOLERANCE: f64 = 1e-9;
 
@@ -140,8 +145,12 @@ pub struct Scenario {
     pub t_start: f64,
     /// End of the simulated interval (s).
     pub t_end: f64,
-    /// Time discretisation.
+    /// Time discretisation (dynamic analysis; unused when [`statics`](Self::statics) is set).
     pub method: Method,
+    /// Static analysis (`analysis = "static"`): load stepping parameters. `None` for dynamics.
+    pub statics: Option<crate::solve::statics::StaticParams>,
+    /// The spatial beams: their names and where their nodes are among the frames.
+    pub beams: Vec<BeamInfo>,
     /// Newton tolerances.
     pub newton: NewtonParams,
     /// Whether PNG plots are wanted (`[output] plots`).
@@ -176,6 +185,8 @@ impl Scenario {
                     t_start: b.t_start,
                     t_end: b.t_end,
                     method: b.method,
+                    statics: b.statics,
+                    beams: b.beams,
                     newton: b.newton,
                     plots: b.plots,
                     echo,
@@ -200,7 +211,13 @@ impl Scenario {
     /// One-line description of the method and its parameters, e.g. for failure summaries
     /// (successful runs use [`Trajectory::method`](crate::solve::Trajectory::method)).
     pub fn method_description(&self) -> String {
-        describe_method(&self.method, self.t_start, self.t_end)
+        match &self.statics {
+            Some(s) => format!(
+                "statics, {} load steps (loads at t = {} s)",
+                s.load_steps, s.time
+            ),
+            None => describe_method(&self.method, self.t_start, self.t_end),
+        }
     }
 }
 

@@ -9,11 +9,15 @@ use serde::Deserialize;
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(super) struct RawScenario {
-    pub(super) time: RawTime,
-    pub(super) method: RawMethod,
+    pub(super) analysis: Option<RawAnalysis>,
+    pub(super) time: Option<RawTime>,
+    pub(super) method: Option<RawMethod>,
+    pub(super) statics: Option<RawStatics>,
     pub(super) newton: Option<RawNewton>,
     #[serde(default)]
     pub(super) bodies: Vec<RawBody>,
+    #[serde(default)]
+    pub(super) beams: Vec<RawBeam>,
     #[serde(default)]
     pub(super) loads: Vec<RawLoad>,
     #[serde(default)]
@@ -28,6 +32,7 @@ pub(super) enum RawJointKind {
     Distance,
     Revolute,
     Prescribed,
+    Rigid,
 }
 
 #[derive(Deserialize)]
@@ -112,6 +117,8 @@ pub(super) struct RawBody {
 pub(super) enum RawLoadKind {
     Torque,
     BodyForce,
+    Force,
+    DistributedForce,
 }
 
 #[derive(Deserialize)]
@@ -145,4 +152,76 @@ pub(super) struct RawTimeFunction {
 #[serde(deny_unknown_fields)]
 pub(super) struct RawOutput {
     pub(super) plots: Option<bool>,
+}
+
+#[derive(Deserialize, Clone, Copy, PartialEq, Eq, Debug)]
+#[serde(rename_all = "kebab-case")]
+pub(super) enum RawAnalysis {
+    Dynamic,
+    Static,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawStatics {
+    pub(super) load_steps: Option<i64>,
+    pub(super) max_bisections: Option<i64>,
+    pub(super) time: Option<f64>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawBeam {
+    pub(super) name: String,
+    pub(super) elements: i64,
+    pub(super) order: Option<i64>,
+    pub(super) integration: Option<RawIntegration>,
+    pub(super) section: RawBeamSection,
+    pub(super) reference: RawBeamReference,
+    pub(super) velocity: Option<Vec3>,
+    pub(super) angular_velocity: Option<Vec3>,
+}
+
+#[derive(Deserialize, Clone, Copy, PartialEq, Eq, Debug)]
+#[serde(rename_all = "kebab-case")]
+pub(super) enum RawIntegration {
+    Reduced,
+    Full,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawBeamSection {
+    pub(super) ea: Option<f64>,
+    pub(super) ga1: Option<f64>,
+    pub(super) ga2: Option<f64>,
+    pub(super) ei1: Option<f64>,
+    pub(super) ei2: Option<f64>,
+    pub(super) gj: Option<f64>,
+    pub(super) stiffness: Option<[[f64; 6]; 6]>,
+    pub(super) rho_a: f64,
+    pub(super) rho_i1: Option<f64>,
+    pub(super) rho_i2: Option<f64>,
+    pub(super) tau_s: Option<f64>,
+    pub(super) tau_e: Option<f64>,
+}
+
+#[derive(Deserialize, Clone, Copy, PartialEq, Eq, Debug)]
+#[serde(rename_all = "kebab-case")]
+pub(super) enum RawReferenceKind {
+    Straight,
+    Curved,
+    Nodes,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawBeamReference {
+    pub(super) kind: RawReferenceKind,
+    pub(super) start: Option<Vec3>,
+    pub(super) directors: Option<[Vec3; 3]>,
+    pub(super) length: Option<f64>,
+    pub(super) curvature: Option<Vec3>,
+    pub(super) positions: Option<Vec<Vec3>>,
+    pub(super) frames: Option<Vec<[Vec3; 3]>>,
 }
