@@ -934,15 +934,18 @@ mod tests {
                 }
                 prev = Some((ek, eg));
             }
-            // Leading term of order 1 at the midpoint: K = κ (sin(|κ|h)/(|κ|h)) → relative κ²h²/6.
+            // Exact discrete value for order 1: the nodal frames are Λ_m exp(±(h/2) κ̂), so at
+            // the midpoint d_i,h = C e_i, d_i′ = S e_i (mid-frame components) with
+            // C = I + (1 − cos(θ/2)) n̂², S = (2 sin(θ/2)/h) n̂, θ = |κ|h, n = κ/|κ|; CᵀS =
+            // (sin θ/h) n̂ gives K = κ sin θ/θ exactly (relative error θ²/6).
             if order == 1 {
-                let (ek, _) = curvature_error(1, 0.05, kappa);
-                let k2 = dot(&kappa, &kappa);
-                let want = k2.sqrt() * k2 * 0.05 * 0.05 / 6.0;
-                assert!(
-                    ek <= want * 1.05 && ek > 0.5 * want * 0.05,
-                    "{ek} vs {want}"
-                );
+                for h in [0.4, 0.05] {
+                    let (ek, _) = curvature_error(1, h, kappa);
+                    let theta = dot(&kappa, &kappa).sqrt() * h;
+                    let kmax = kappa.iter().fold(0.0f64, |m, x| m.max(x.abs()));
+                    let want = kmax * (1.0 - theta.sin() / theta);
+                    assert!((ek - want).abs() < 1e-12, "{ek} vs {want}");
+                }
             }
         }
     }

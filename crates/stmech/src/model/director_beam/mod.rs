@@ -48,7 +48,7 @@
 //!
 //! and evaluates the strains above with the interpolated fields, minus the same quantities of
 //! the interpolated reference (so the discrete reference is exactly stress-free, for straight,
-//! curved and helical references alike; [`reference`] builds exact nodal frames of constant
+//! curved and helical references alike; [`mod@reference`] builds exact nodal frames of constant
 //! curvature).
 //!
 //! # Matrix form
@@ -84,9 +84,14 @@
 //!
 //! # Accuracy and locking
 //! The interpolated directors are shorter than 1 between the nodes (`cos(Δθ/2)` at the midpoint
-//! of a linear element rotated by `Δθ`): for nodes on a circle of curvature `κ` the linear element
-//! gives `K_h = sin(κh)/h` at its midpoint, a relative error `κ²h²/6`. Convergence is of order 2
-//! for `p = 1` (measured in the unit tests and in `tests/director_beam_statics.rs`).
+//! of a linear element whose nodal frames differ by `Δθ`). For nodes on a curve of constant
+//! curvature `κ` the linear element gives exactly `K_h = κ sin(|κ|h)/(|κ|h)` at its midpoint.
+//! In pure bending, the moment a linear element passes from node to node is `M2 cos Δθ` (the
+//! director forces act on the shortened midpoint directors), so equilibrium under an end moment
+//! `M` is `EI sin Δθ cos Δθ / h = M`: `Δθ = ½ asin(2Mh/EI)`, a relative rotation error
+//! `(2/3)(κh)²`, and no equilibrium at all for `M > EI/(2h)` (keep the rotation per linear
+//! element well below 45°). Convergence is of order 2 for `p = 1` and 4 (at the nodes) for
+//! `p = 2` (`tests/director_beam_statics.rs`, `docs/verification.md`).
 //!
 //! Locking is avoided by **uniformly reduced Gauss integration**: `p` points for order `p`
 //! ([`element::Integration::Reduced`], the default). On the constraint manifold an element has
