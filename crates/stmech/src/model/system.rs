@@ -100,6 +100,11 @@ pub trait ConstrainedSystem: Sync {
     fn strain_slots(&self) -> &[StrainSlot] {
         &[]
     }
+    /// Number of director frames `(φ, d_1, d_2, d_3)` stored at `q[0..12 n]` (rigid bodies and
+    /// beam nodes), which static Newton iterations may update by rotations. Default: none.
+    fn director_frames(&self) -> usize {
+        0
+    }
     /// Fills `out.gv` with `∂(G(q) v)/∂q` at `(q, v)` (the tangent of the velocity-level
     /// constraint `G(q) q̇ = 0`).
     fn eval_velocity_jacobian(&self, q: &[f64], v: &[f64], out: &mut PointEval);
@@ -721,6 +726,10 @@ impl ConstrainedSystem for MultibodySystem {
 
     fn strain_slots(&self) -> &[StrainSlot] {
         &self.strain
+    }
+
+    fn director_frames(&self) -> usize {
+        self.n_frames
     }
 
     fn eval_velocity_jacobian(&self, q: &[f64], v: &[f64], out: &mut PointEval) {

@@ -51,6 +51,13 @@ pub trait NewtonSystem {
     fn converged_by_update(&self, _dx: &[f64], _x: &[f64]) -> bool {
         false
     }
+    /// Applies the Newton correction: `x ← x − dx` by default. Systems whose unknowns live on
+    /// a manifold (director frames) may map the step onto it instead.
+    fn apply_update(&mut self, x: &mut [f64], dx: &[f64]) {
+        for (xi, d) in x.iter_mut().zip(dx) {
+            *xi -= d;
+        }
+    }
 }
 
 /// Where a Newton solve is (for error messages).
@@ -128,9 +135,7 @@ impl NewtonSolver {
             let t = Instant::now();
             self.lu.solve_in_place(&mut self.r);
             rep.solve_seconds += t.elapsed().as_secs_f64();
-            for (xi, dx) in x.iter_mut().zip(&self.r) {
-                *xi -= dx;
-            }
+            sys.apply_update(x, &self.r);
             rep.iterations += 1;
             if sys.converged_by_update(&self.r, x) {
                 return Ok(rep);

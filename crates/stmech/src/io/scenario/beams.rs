@@ -38,7 +38,11 @@ pub(super) enum Target {
 }
 
 impl Frames {
-    pub(super) fn new(bodies: &[RigidBody], body_names: &[&str], beams: &[Option<BeamSpec>]) -> Self {
+    pub(super) fn new(
+        bodies: &[RigidBody],
+        body_names: &[&str],
+        beams: &[Option<BeamSpec>],
+    ) -> Self {
         let mut states: Vec<([f64; 12], [f64; 12])> = bodies
             .iter()
             .map(|b| (b.initial_q(), b.initial_v()))
@@ -167,9 +171,7 @@ fn validate_beam(
         );
     } else if b.name == "ground" {
         issues.push(at("name"), "\"ground\" is reserved; choose another name");
-    } else if body_names.contains(&b.name.as_str())
-        || raw[..i].iter().any(|o| o.name == b.name)
-    {
+    } else if body_names.contains(&b.name.as_str()) || raw[..i].iter().any(|o| o.name == b.name) {
         issues.push(
             at("name"),
             format!(
@@ -206,7 +208,10 @@ fn validate_beam(
     } else {
         None
     };
-    for (field, v) in [("velocity", b.velocity), ("angular_velocity", b.angular_velocity)] {
+    for (field, v) in [
+        ("velocity", b.velocity),
+        ("angular_velocity", b.angular_velocity),
+    ] {
         if let Some(v) = v
             && !all_finite(&v)
         {
@@ -258,8 +263,18 @@ fn validate_section(b: &RawBeam, i: usize, issues: &mut Issues) -> Option<Sectio
         }
     };
     let rho_a = positive("rho_a", Some(s.rho_a), "kg/m", issues);
-    let rho_i1 = positive("rho_i1", s.rho_i1, "kg m: ρ I1, rotary inertia about d1", issues);
-    let rho_i2 = positive("rho_i2", s.rho_i2, "kg m: ρ I2, rotary inertia about d2", issues);
+    let rho_i1 = positive(
+        "rho_i1",
+        s.rho_i1,
+        "kg m: ρ I1, rotary inertia about d1",
+        issues,
+    );
+    let rho_i2 = positive(
+        "rho_i2",
+        s.rho_i2,
+        "kg m: ρ I2, rotary inertia about d2",
+        issues,
+    );
     // E_αβ = ∫ρ ξ_α ξ_β dA: E11 = ρ I2 (about d2), E22 = ρ I1 (about d1)
     let inertia = SectionInertia {
         rho_a,
@@ -368,7 +383,10 @@ fn validate_reference(
     };
     let not_for = |field: &str, given: bool, issues: &mut Issues| {
         if given {
-            issues.push(at(field), format!("not used by kind = \"{kind}\"; remove it"));
+            issues.push(
+                at(field),
+                format!("not used by kind = \"{kind}\"; remove it"),
+            );
         }
     };
     let before = issues.0.len();
@@ -429,7 +447,11 @@ fn validate_reference(
             not_for("curvature", r.curvature.is_some(), issues);
             let (Some(pos), Some(frames)) = (&r.positions, &r.frames) else {
                 issues.push(
-                    at(if r.positions.is_none() { "positions" } else { "frames" }),
+                    at(if r.positions.is_none() {
+                        "positions"
+                    } else {
+                        "frames"
+                    }),
                     format!(
                         "required for kind = \"nodes\": {n_nodes} node positions [[x, y, z], ...] \
                          and {n_nodes} frames [[d1, d2, d3], ...] (elements · order + 1)"

@@ -242,10 +242,16 @@ pub(super) fn validate_loads(
     let mut on_beams = Vec::new();
     for (i, l) in raw.iter().enumerate() {
         let at = |f: &str| format!("loads[{i}].{f}");
-        let whole_beam = matches!(l.kind, RawLoadKind::BodyForce | RawLoadKind::DistributedForce);
+        let whole_beam = matches!(
+            l.kind,
+            RawLoadKind::BodyForce | RawLoadKind::DistributedForce
+        );
         let target = match frames.lookup(&l.body, whole_beam) {
             Ok(Target::Frame(JointBody::Ground)) => {
-                issues.push(at("body"), "a load on \"ground\" does nothing; name a body or beam");
+                issues.push(
+                    at("body"),
+                    "a load on \"ground\" does nothing; name a body or beam",
+                );
                 None
             }
             Ok(t) => Some(t),

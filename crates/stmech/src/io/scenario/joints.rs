@@ -89,7 +89,9 @@ pub(super) fn validate_joints(
         {
             issues.push(
                 at("body_a"),
-                format!("a {kind_name} joint needs a moving body or beam node in body_a, not \"ground\""),
+                format!(
+                    "a {kind_name} joint needs a moving body or beam node in body_a, not \"ground\""
+                ),
             );
         }
         if kind == RawJointKind::Rigid {

@@ -9,11 +9,11 @@ use super::{
     MAX_ELEMENTS_PER_BLOCK, MAX_LOAD_STEPS, MAX_NEWTON_ITERATIONS, MAX_NODES, MAX_ORDER,
     MAX_QUADRATURE_POINTS,
 };
-use crate::solve::statics::StaticParams;
 use crate::error::InputError;
 use crate::model::MultibodySystem;
 use crate::solve::NewtonParams;
 use crate::solve::scheme::{Method, SpaceTimeParams, ThetaScheme};
+use crate::solve::statics::StaticParams;
 use std::fmt::Write as _;
 
 #[derive(Default)]
@@ -89,7 +89,10 @@ pub(super) fn validate(raw: RawScenario, issues: &mut Issues) -> Option<Built> {
     let mut statics = None;
     let mut newton = validate_newton(raw.newton.as_ref(), issues);
     if is_static {
-        for (given, field) in [(raw.time.is_some(), "time"), (raw.method.is_some(), "method")] {
+        for (given, field) in [
+            (raw.time.is_some(), "time"),
+            (raw.method.is_some(), "method"),
+        ] {
             if given {
                 issues.push(
                     field,
