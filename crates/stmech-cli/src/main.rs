@@ -17,6 +17,7 @@ mod limits;
 mod plots;
 mod progress;
 mod run;
+mod static_run;
 mod study;
 
 use clap::{Parser, Subcommand};
@@ -271,14 +272,30 @@ fn describe_scenario(s: &AnyScenario) -> String {
     match s {
         AnyScenario::Multibody(s) => {
             let n_bodies = s.system.bodies().len();
+            let beams: String = s
+                .beams
+                .iter()
+                .map(|b| {
+                    format!(
+                        "beam {} ({} elements of order {}, L = {:.4} m), ",
+                        b.name,
+                        (b.nodes - 1) / b.order.max(1),
+                        b.order,
+                        b.length
+                    )
+                })
+                .collect();
+            let time = if s.statics.is_some() {
+                String::new()
+            } else {
+                format!("t = [{}, {}] s, ", s.t_start, s.t_end)
+            };
             format!(
-                "ok: {}: {n_bodies} bod{}, {} load{}, t = [{}, {}] s, {}",
+                "ok: {}: {beams}{n_bodies} bod{}, {} load{}, {time}{}",
                 s.origin,
                 if n_bodies == 1 { "y" } else { "ies" },
                 s.n_loads,
                 if s.n_loads == 1 { "" } else { "s" },
-                s.t_start,
-                s.t_end,
                 s.method_description()
             )
         }

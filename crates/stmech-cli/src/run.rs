@@ -33,6 +33,9 @@ pub(crate) fn output_failure(e: OutputError) -> Failure {
 
 /// Solves `scenario` and writes its results to `opts.out` (see [`OutputDir`]).
 pub fn run(scenario: &Scenario, opts: &RunOptions) -> Result<(), Failure> {
+    if scenario.statics.is_some() {
+        return crate::static_run::run(scenario, opts);
+    }
     let started = Instant::now();
     // Before solving: a result that cannot be saved should not cost a long solve first.
     let dir = OutputDir::prepare(&opts.out, opts.force).map_err(output_failure)?;
@@ -99,6 +102,14 @@ pub fn run(scenario: &Scenario, opts: &RunOptions) -> Result<(), Failure> {
                 .map_err(|source| OutputError::Io {
                     action: "write",
                     path: csv_path,
+                    source,
+                })
+                .map_err(output_failure)?;
+            let snaps = output::scene::snapshots(sys, &traj);
+            stmech::io::vtk::write_scene_series(dir.path(), "scene", &snaps)
+                .map_err(|source| OutputError::Io {
+                    action: "write",
+                    path: dir.file("scene.pvd"),
                     source,
                 })
                 .map_err(output_failure)?;
@@ -187,6 +198,15 @@ fn print_summary(
 ) {
     let q = traj.q_final();
     outln!("{}", traj.method);
+    for b in &scenario.beams {
+        let f = b.first_frame + b.nodes - 1;
+        outln!(
+            "{}:end at t = {} s: position {} m",
+            b.name,
+            scenario.t_end,
+            fmt_vec(&q[12 * f..12 * f + 3])
+        );
+    }
     for (b, body) in scenario.system.bodies().iter().enumerate() {
         let o = 12 * b;
         outln!("{} at t = {} s:", body.name, scenario.t_end);
@@ -223,7 +243,12 @@ fn print_summary(
         "wall time: {:.3} s solve, {total_seconds:.3} s total",
         summary["wall_time_seconds"].as_f64().unwrap_or(0.0)
     );
-    let mut files = vec!["trajectory.csv", "elements.csv", "summary.json"];
+    let mut files = vec![
+        "trajectory.csv",
+        "elements.csv",
+        "summary.json",
+        "scene.pvd (+ scene_NNNN.vtu)",
+    ];
     files.extend_from_slice(plot_files);
     outln!("output: {} ({})", out.display(), files.join(", "));
 }

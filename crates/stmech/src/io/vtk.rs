@@ -134,6 +134,125 @@ pub fn write_series(dir: &Path, stem: &str, snaps: &[BeamSnapshot]) -> std::io::
     Ok(pvd)
 }
 
+/// One snapshot of a 3D scene: every rigid body as a hexahedron (its equivalent inertia box)
+/// and every spatial beam as poly-lines (one per element) through its nodes, in one
+/// UnstructuredGrid. Point data: the directors `d1`, `d2`, `d3` at every point (ParaView's
+/// Glyph filter draws the frames) and the arc length `s` (0 on bodies); cell data: `part`, the
+/// index of the body or beam (bodies first) for colouring and thresholds.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SceneSnapshot {
+    /// Time (s) or load factor.
+    pub t: f64,
+    /// Point coordinates (m).
+    pub points: Vec<[f64; 3]>,
+    /// Directors at every point.
+    pub directors: Vec<[[f64; 3]; 3]>,
+    /// Arc length at every point (m; 0 on bodies).
+    pub s: Vec<f64>,
+    /// Cells: VTK cell type (4 poly-line, 12 hexahedron) and point indices.
+    pub cells: Vec<(u8, Vec<usize>)>,
+    /// Part index of every cell.
+    pub part: Vec<u32>,
+}
+
+/// The `.vtu` text of a scene snapshot.
+pub fn scene_vtu_string(snap: &SceneSnapshot) -> String {
+    let (n, nc) = (snap.points.len(), snap.cells.len());
+    let mut o = String::new();
+    let _ = writeln!(o, "<?xml version=\"1.0\"?>");
+    let _ = writeln!(
+        o,
+        "<VTKFile type=\"UnstructuredGrid\" version=\"0.1\" byte_order=\"LittleEndian\">"
+    );
+    let _ = writeln!(o, "<UnstructuredGrid>");
+    let _ = writeln!(o, "<Piece NumberOfPoints=\"{n}\" NumberOfCells=\"{nc}\">");
+    let _ = writeln!(
+        o,
+        "<Points><DataArray type=\"Float64\" NumberOfComponents=\"3\" format=\"ascii\">"
+    );
+    for p in &snap.points {
+        let _ = writeln!(o, "{:.12e} {:.12e} {:.12e}", p[0], p[1], p[2]);
+    }
+    let _ = writeln!(o, "</DataArray></Points>");
+    let _ = writeln!(
+        o,
+        "<Cells><DataArray type=\"Int64\" Name=\"connectivity\" format=\"ascii\">"
+    );
+    for (_, ids) in &snap.cells {
+        let ids: Vec<String> = ids.iter().map(|i| i.to_string()).collect();
+        let _ = writeln!(o, "{}", ids.join(" "));
+    }
+    let _ = writeln!(
+        o,
+        "</DataArray><DataArray type=\"Int64\" Name=\"offsets\" format=\"ascii\">"
+    );
+    let mut off = 0;
+    for (_, ids) in &snap.cells {
+        off += ids.len();
+        let _ = write!(o, "{off} ");
+    }
+    let _ = writeln!(
+        o,
+        "\n</DataArray><DataArray type=\"UInt8\" Name=\"types\" format=\"ascii\">"
+    );
+    for (ty, _) in &snap.cells {
+        let _ = write!(o, "{ty} ");
+    }
+    let _ = writeln!(o, "\n</DataArray></Cells>");
+    let _ = writeln!(o, "<PointData Vectors=\"d3\">");
+    for i in 0..3 {
+        let _ = writeln!(
+            o,
+            "<DataArray type=\"Float64\" Name=\"d{}\" NumberOfComponents=\"3\" format=\"ascii\">",
+            i + 1
+        );
+        for d in &snap.directors {
+            let _ = writeln!(o, "{:.9e} {:.9e} {:.9e}", d[i][0], d[i][1], d[i][2]);
+        }
+        let _ = writeln!(o, "</DataArray>");
+    }
+    let _ = writeln!(
+        o,
+        "<DataArray type=\"Float64\" Name=\"s\" format=\"ascii\">"
+    );
+    for v in &snap.s {
+        let _ = write!(o, "{v:.12e} ");
+    }
+    let _ = writeln!(o, "\n</DataArray>\n</PointData>");
+    let _ = writeln!(o, "<CellData Scalars=\"part\">");
+    let _ = writeln!(
+        o,
+        "<DataArray type=\"UInt32\" Name=\"part\" format=\"ascii\">"
+    );
+    for p in &snap.part {
+        let _ = write!(o, "{p} ");
+    }
+    let _ = writeln!(o, "\n</DataArray>\n</CellData>");
+    let _ = writeln!(o, "</Piece>\n</UnstructuredGrid>\n</VTKFile>");
+    o
+}
+
+/// Writes `<stem>_NNNN.vtu` for every scene snapshot and `<stem>.pvd` into `dir`; returns the
+/// file names written (the `.pvd` last).
+pub fn write_scene_series(
+    dir: &Path,
+    stem: &str,
+    snaps: &[SceneSnapshot],
+) -> std::io::Result<Vec<String>> {
+    let mut entries = Vec::with_capacity(snaps.len());
+    let mut files = Vec::with_capacity(snaps.len() + 1);
+    for (k, snap) in snaps.iter().enumerate() {
+        let name = format!("{stem}_{k:04}.vtu");
+        write_atomic(&dir.join(&name), &scene_vtu_string(snap))?;
+        entries.push((snap.t, name.clone()));
+        files.push(name);
+    }
+    let pvd = format!("{stem}.pvd");
+    write_atomic(&dir.join(&pvd), &pvd_string(&entries))?;
+    files.push(pvd);
+    Ok(files)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

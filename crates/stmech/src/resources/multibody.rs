@@ -31,7 +31,47 @@ const CELL_BYTES: f64 = 24.0;
 /// PNG plots of a multibody run (about 45 kB each).
 const PLOT_BYTES: f64 = 10.0 * 45e3;
 
+/// Bytes of one VTK snapshot per frame (a beam node's point, or a body's 8 corners, with
+/// the three directors, in ASCII).
+const SNAPSHOT_BYTES_PER_FRAME: f64 = 8.0 * 220.0;
+
+/// Static analysis: one saddle-point system `[[K, Gᵀ], [G, 0]]` with sparse LU fill, and the
+/// configuration after every load step (`load_steps × n_q`).
+fn estimate_static(s: &Scenario, params: &crate::solve::statics::StaticParams) -> Estimate {
+    let sys = &s.system;
+    let (nq, nl) = (sys.n_q() as f64, sys.n_lambda() as f64);
+    let steps = params.load_steps as f64;
+    let nonzeros = sys.k_pattern().len() as f64 + 2.0 * sys.g_pattern().len() as f64;
+    // sparse LU of a beam-like (banded) system: fill a few times the pattern
+    let matrix_bytes = nonzeros * 4.0 * MATRIX_BYTES_PER_ENTRY;
+    let history_bytes = steps * nq * 8.0;
+    let frames = sys.n_frames() as f64;
+    let snapshots = steps.min(crate::io::output::scene::MAX_SNAPSHOTS as f64) + 1.0;
+    let peak = BASE_BYTES + matrix_bytes + history_bytes + snapshots * frames * 400.0;
+    let output =
+        snapshots * frames * SNAPSHOT_BYTES_PER_FRAME + steps * 200.0 + frames * 300.0 + 60e3;
+    let driver = Driver {
+        field: "statics.load_steps",
+        value: steps,
+        direction: Direction::Reduce,
+        exponent: 1.0,
+        fixed_bytes: BASE_BYTES + matrix_bytes,
+    };
+    let _ = nl;
+    Estimate {
+        unknowns: sat(nq + nl),
+        nonzeros: sat(nonzeros),
+        time_nodes: sat(steps + 1.0),
+        peak_bytes: sat(peak),
+        output_bytes: sat(output),
+        driver,
+    }
+}
+
 pub(super) fn estimate(s: &Scenario) -> Estimate {
+    if let Some(params) = &s.statics {
+        return estimate_static(s, params);
+    }
     let sys = &s.system;
     let (nq, nl) = (sys.n_q() as f64, sys.n_lambda() as f64);
     let n_bodies = sys.bodies().len() as f64;
@@ -58,8 +98,12 @@ pub(super) fn estimate(s: &Scenario) -> Estimate {
     let post_bytes = nodes * POST_NODE_BYTES;
     let peak = BASE_BYTES + traj_bytes + block_bytes + matrix_bytes.max(post_bytes);
     let columns = 1.0 + 2.0 * nq + 7.0 + nl;
-    let output =
-        nodes * columns * CELL_BYTES + nodes / order * 10.0 * CELL_BYTES + PLOT_BYTES + 4e3;
+    let snapshots = nodes.min(crate::io::output::scene::MAX_SNAPSHOTS as f64);
+    let output = nodes * columns * CELL_BYTES
+        + nodes / order * 10.0 * CELL_BYTES
+        + PLOT_BYTES
+        + snapshots * (sys.n_frames() as f64) * SNAPSHOT_BYTES_PER_FRAME
+        + 4e3;
     let driver = if n_bodies >= 100.0 && n_bodies * 12.0 > nodes {
         Driver {
             field: "bodies",

@@ -25,6 +25,7 @@ use std::io::Write;
 use std::path::Path;
 
 mod dir;
+pub mod scene;
 use dir::io_err;
 pub use dir::{
     CommitStep, Fault, INCOMPLETE_MARKER, MANIFEST, OutputDir, OutputError, TargetState,
@@ -91,6 +92,16 @@ pub fn csv_header(sys: &MultibodySystem) -> Vec<String> {
                     .iter()
                     .map(|c| format!("{n}.pd{i}{c} [kg m^2/s]")),
             );
+        }
+    }
+    // the end nodes of every beam: placement and directors
+    for (d, _) in sys.deformables() {
+        for end in ["start", "end"] {
+            let n = format!("{}:{end}", d.name);
+            cols.extend(COMPONENTS.iter().map(|c| format!("{n}.{c} [m]")));
+            for i in 1..=3 {
+                cols.extend(COMPONENTS.iter().map(|c| format!("{n}.d{i}{c} [-]")));
+            }
         }
     }
     cols.extend(
@@ -169,6 +180,13 @@ pub fn write_trajectory_csv_labelled<W: Write>(
         for b in 0..sys.bodies().len() {
             for x in q[12 * b..12 * b + 12].iter().chain(&p[12 * b..12 * b + 12]) {
                 let _ = write!(line, ",{x:e}");
+            }
+        }
+        for (d, f0) in sys.deformables() {
+            for f in [f0, f0 + d.n_frames - 1] {
+                for x in &q[12 * f..12 * f + 12] {
+                    let _ = write!(line, ",{x:e}");
+                }
             }
         }
         let l = d.angular_momentum;
