@@ -243,7 +243,7 @@ fn multibody_joint_to_a_missing_body() {
         &check(&text),
         Some(line_of(&text, "\"middle\"")),
         "joints[1].body_b",
-        &["no body named \"middle\"", "ground, upper, lower"],
+        &["no body or beam named \"middle\"", "ground, upper, lower"],
     );
 }
 

@@ -227,7 +227,8 @@ fn bad_joints_name_the_field() {
     let p = problems(&base.replace("body_a = \"lower\"", "body_a = \"lowr\""));
     assert!(
         p.iter()
-            .any(|m| m.starts_with("joints[1].body_a:") && m.contains("no body named \"lowr\"")),
+            .any(|m| m.starts_with("joints[1].body_a:")
+                && m.contains("no body or beam named \"lowr\"")),
         "{p:?}"
     );
     // a rod of prescribed length that does not match the initial configuration
