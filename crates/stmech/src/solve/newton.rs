@@ -36,6 +36,10 @@ pub struct NewtonReport {
     pub factorization_seconds: f64,
     /// Wall time in triangular solves (s).
     pub solve_seconds: f64,
+    /// Floating-point floor of the residual norm at the last Jacobian, `64 ε ‖ |J| |x| ‖`
+    /// (same norm as the residual): Newton stops when the residual is below the tolerance or
+    /// this floor, whichever is larger (stiff beams reach their floor above 1e-10).
+    pub residual_floor: f64,
 }
 
 /// A square nonlinear system `R(x) = 0` whose Jacobian has a fixed sparsity pattern.
@@ -60,6 +64,15 @@ pub trait NewtonSystem {
     }
 }
 
+/// Whether a Newton correction `dx` is at the round-off level of `x`
+/// (`max |dx| ≤ 1e-13 (1 + max |x|)`): the residual has then reached its floating-point floor
+/// (`‖J‖ ε ‖x‖`, large for stiff beams), and iterating further cannot lower it.
+pub fn update_at_round_off(dx: &[f64], x: &[f64]) -> bool {
+    let xmax = x.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+    let dmax = dx.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+    dmax <= 1e-13 * (1.0 + xmax)
+}
+
 /// Where a Newton solve is (for error messages).
 #[derive(Clone, Copy, Debug)]
 pub struct NewtonContext {
@@ -77,6 +90,7 @@ pub struct NewtonSolver {
     lu: LinearSolver,
     values: Vec<f64>,
     r: Vec<f64>,
+    floor: Vec<f64>,
 }
 
 impl NewtonSolver {
@@ -88,7 +102,24 @@ impl NewtonSolver {
             lu,
             values: vec![0.0; nnz],
             r: vec![0.0; n],
+            floor: vec![0.0; n],
         }
+    }
+
+    /// `64 ε ‖ |J| |x| ‖` with the Jacobian values of the last assembly, in the system's norm.
+    fn residual_floor<S: NewtonSystem + ?Sized>(&mut self, sys: &S, x: &[f64]) -> f64 {
+        let p = self.lu.pattern();
+        self.floor.fill(0.0);
+        for (j, &xj) in x.iter().enumerate() {
+            let xj = xj.abs();
+            if xj == 0.0 {
+                continue;
+            }
+            for k in p.col_ptr[j]..p.col_ptr[j + 1] {
+                self.floor[p.row_idx[k]] += self.values[k].abs() * xj;
+            }
+        }
+        64.0 * f64::EPSILON * sys.residual_norm(&self.floor)
     }
 
     /// Runs Newton from the initial guess `x` (updated in place).
@@ -107,6 +138,9 @@ impl NewtonSolver {
             rep.assembly_seconds += t.elapsed().as_secs_f64();
             let norm = sys.residual_norm(&self.r);
             rep.residuals.push(norm);
+            if want_jac && norm.is_finite() {
+                rep.residual_floor = self.residual_floor(sys, x);
+            }
             if !norm.is_finite() {
                 return Err(SolveError::NonFinite {
                     block: cx.block,
@@ -115,7 +149,7 @@ impl NewtonSolver {
                     iteration: rep.iterations,
                 });
             }
-            if norm < params.tolerance {
+            if norm < params.tolerance.max(rep.residual_floor) {
                 return Ok(rep);
             }
             if !want_jac {

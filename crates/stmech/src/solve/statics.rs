@@ -147,9 +147,7 @@ impl<S: ConstrainedSystem + ?Sized> NewtonSystem for StaticProblem<'_, S> {
 
     fn converged_by_update(&self, dx: &[f64], x: &[f64]) -> bool {
         let nq = self.sys.n_q();
-        let xmax = x[..nq].iter().fold(0.0f64, |m, v| m.max(v.abs()));
-        let dmax = dx[..nq].iter().fold(0.0f64, |m, v| m.max(v.abs()));
-        dmax <= 1e-13 * (1.0 + xmax)
+        crate::solve::newton::update_at_round_off(&dx[..nq], &x[..nq])
     }
 }
 

@@ -218,6 +218,10 @@ impl<S: ConstrainedSystem + ?Sized> NewtonSystem for ElementProblem<'_, '_, S> {
     fn residual_norm(&self, r: &[f64]) -> f64 {
         self.blk.residual_norm(r)
     }
+
+    fn converged_by_update(&self, dx: &[f64], x: &[f64]) -> bool {
+        crate::solve::newton::update_at_round_off(dx, x)
+    }
 }
 
 impl<S: ConstrainedSystem + ?Sized> Predictor<'_, S> {
@@ -378,6 +382,10 @@ impl<B: BlockForm> NewtonSystem for BlockProblem<'_, B> {
 
     fn residual_norm(&self, r: &[f64]) -> f64 {
         self.form.residual_norm(r)
+    }
+
+    fn converged_by_update(&self, dx: &[f64], x: &[f64]) -> bool {
+        crate::solve::newton::update_at_round_off(dx, x)
     }
 }
 

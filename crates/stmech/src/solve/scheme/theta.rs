@@ -111,6 +111,10 @@ impl<S: ConstrainedSystem + ?Sized> NewtonSystem for Step<'_, S> {
     fn residual_norm(&self, r: &[f64]) -> f64 {
         r.iter().map(|x| x * x).sum::<f64>().sqrt()
     }
+
+    fn converged_by_update(&self, dx: &[f64], x: &[f64]) -> bool {
+        crate::solve::newton::update_at_round_off(dx, x)
+    }
 }
 
 /// Dense (column-major) iteration matrix of one θ-step of size `h` from `(q0, v0)` at the
