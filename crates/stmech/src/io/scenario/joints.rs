@@ -358,7 +358,16 @@ pub(super) fn validate_joints(
                 format!(
                     "the initial velocities violate the {kind_name} joint: |G v₀ + ∂Φ/∂t| = \
                      {worst_v:.3e}; give the connected bodies velocities compatible with the \
-                     joint (for a prescribed motion: path[1] must equal the point's initial velocity)"
+                     joint{}",
+                    match kind {
+                        RawJointKind::Prescribed => {
+                            " (for a prescribed motion: path[1] must equal the point's initial velocity)"
+                        }
+                        RawJointKind::Rigid => {
+                            " (a weld or clamp: both parts must move as one rigid body at the start)"
+                        }
+                        _ => "",
+                    }
                 ),
             );
             continue;
