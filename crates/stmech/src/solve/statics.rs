@@ -10,8 +10,10 @@
 //! `[[K, Gᵀ], [G, 0]]` for `s = 1/n, 2/n, …, 1`, each step starting from the previous
 //! solution. A step whose Newton iteration fails is halved (up to
 //! [`StaticParams::max_bisections`] times) before the solve gives up with the load factor it
-//! reached. The stop criterion is relative: `‖R‖ ≤ tol · max(1, ‖f(q₀)‖ at s = 1)`, or a Newton
-//! correction at the round-off level of `q`.
+//! reached. The stop criterion is relative: `‖R‖ ≤ tol · ‖f(q₀)‖` with the applied loads at
+//! `s = 1` (1 when there are none), or a Newton correction at the round-off level of `q`. (No
+//! floor of 1 under `‖f‖`: with loads below `tol` in magnitude the unloaded start would pass as
+//! converged, silently, in 0 iterations.)
 
 use crate::discretize::pattern::CscPattern;
 use crate::error::SolveError;
@@ -180,7 +182,8 @@ pub fn solve_static<S: ConstrainedSystem + ?Sized>(
     let mut ev = sys.new_point_eval();
     let zero = vec![0.0; nl];
     sys.eval_without_strain(params.time, q0, &zero, &mut ev, false);
-    let reference = ev.force.iter().map(|f| f * f).sum::<f64>().sqrt().max(1.0);
+    let applied = ev.force.iter().map(|f| f * f).sum::<f64>().sqrt();
+    let reference = if applied > 0.0 { applied } else { 1.0 };
     let mut prob = StaticProblem {
         sys,
         ev,
@@ -258,4 +261,79 @@ pub fn solve_static<S: ConstrainedSystem + ?Sized>(
     out.q = x[..nq].to_vec();
     out.lambda = x[nq..].to_vec();
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::director_beam::{
+        BeamSpec, ConstantCurvature, DiagonalStiffness, Integration, Section, SectionInertia,
+    };
+    use crate::model::{JointBody, Load, LoadKind, MultibodySystem, Rigid, TimeFunction};
+
+    /// Clamped straight beam of length 1 along `z` (4 quadratic elements, `EI = 1`,
+    /// `EA = GA = 1e3`) under a dead tip force `p` along `y`.
+    fn cantilever(p: f64) -> MultibodySystem {
+        let frame = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]];
+        let section = Section::from_diagonal(
+            DiagonalStiffness {
+                ea: 1e3,
+                ga1: 1e3,
+                ga2: 1e3,
+                ei1: 1.0,
+                ei2: 1.0,
+                gj: 1.0,
+            },
+            SectionInertia {
+                rho_a: 1.0,
+                euler_tensor: [[1e-3, 0.0], [0.0, 1e-3]],
+            },
+        )
+        .unwrap();
+        let beam = BeamSpec {
+            name: "beam".into(),
+            order: 2,
+            nodes: ConstantCurvature::straight([0.0; 3], frame).nodes(1.0, 4, 2),
+            section,
+            integration: Integration::Reduced,
+            velocity: [0.0; 3],
+            angular_velocity: [0.0; 3],
+            distributed: vec![],
+            gravity: None,
+        }
+        .build()
+        .unwrap();
+        let clamp = Rigid::new(0, JointBody::Ground, &beam.initial_q[..12], &[]);
+        let tip = Load {
+            body: 8,
+            kind: LoadKind::Force([0.0, p, 0.0]),
+            time_function: TimeFunction::Constant,
+        };
+        MultibodySystem::with_deformables(vec![], vec![beam], vec![tip], vec![Box::new(clamp)])
+            .unwrap()
+    }
+
+    #[test]
+    fn loads_below_the_tolerance_are_solved_not_accepted_unloaded() {
+        // A tip force of 1e-12 N is below the Newton tolerance in absolute terms: the
+        // criterion must be relative to it (it once had a floor of 1 N and returned the
+        // unloaded beam after 0 iterations).
+        let p = 1e-12;
+        let sys = cantilever(p);
+        let (q0, _) = sys.initial_state();
+        let sol = solve_static(
+            &sys,
+            &q0,
+            &StaticParams {
+                load_steps: 1,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        // quadratic elements with 2-point integration: Timoshenko's tip deflection exactly
+        let want = p / 3.0 + p / 1e3;
+        let w = sol.q[12 * 8 + 1];
+        assert!(sol.steps[0].newton.iterations > 0);
+        assert!((w - want).abs() < 1e-9 * want, "{w:e} vs {want:e}");
+    }
 }
