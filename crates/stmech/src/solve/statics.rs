@@ -9,11 +9,13 @@
 //! strain elements (unscaled), by Newton–Raphson with the exact tangent
 //! `[[K, Gᵀ], [G, 0]]` for `s = 1/n, 2/n, …, 1`, each step starting from the previous
 //! solution. A step whose Newton iteration fails is halved (up to
-//! [`StaticParams::max_bisections`] times) before the solve gives up with the load factor it
-//! reached. The stop criterion is relative: `‖R‖ ≤ tol · ‖f(q₀)‖` with the applied loads at
-//! `s = 1` (1 when there are none), or a Newton correction at the round-off level of `q`. (No
-//! floor of 1 under `‖f‖`: with loads below `tol` in magnitude the unloaded start would pass as
-//! converged, silently, in 0 iterations.)
+//! [`StaticParams::max_bisections`] times in all) before the solve gives up with the load factor
+//! it reached; after a halving the steps grow back without passing the nominal levels `k/n`, so
+//! every one of them is an accepted step (in [`StaticSolution::history`]). The stop criterion
+//! is relative: `‖R‖ ≤ tol · ‖f(q₀)‖` with the applied loads at `s = 1` (1 when there are
+//! none), or a Newton correction at the round-off level of `q`. (No floor of 1 under `‖f‖`:
+//! with loads below `tol` in magnitude the unloaded start would pass as converged, silently, in
+//! 0 iterations.)
 
 use crate::discretize::pattern::CscPattern;
 use crate::error::SolveError;
@@ -207,8 +209,13 @@ pub fn solve_static<S: ConstrainedSystem + ?Sized>(
         history: Vec::new(),
     };
     let mut index = 0;
-    while s < 1.0 - 1e-12 {
-        let target = (s + step).min(1.0);
+    let mut level = 0;
+    while level < steps {
+        // never step past the next nominal level k/n: after a halving the steps grow back
+        // to those levels, so the history holds every one of them
+        let next = (level + 1) as f64 / steps as f64;
+        let at_level = s + step >= next - 1e-9 * base;
+        let target = if at_level { next } else { s + step };
         prob.scale = target;
         trial.copy_from_slice(&x);
         let cx = NewtonContext {
@@ -220,6 +227,7 @@ pub fn solve_static<S: ConstrainedSystem + ?Sized>(
             Ok(report) => {
                 x.copy_from_slice(&trial);
                 s = target;
+                level += usize::from(at_level);
                 index += 1;
                 out.steps.push(StaticStep {
                     load_factor: s,
@@ -335,5 +343,38 @@ mod tests {
         let w = sol.q[12 * 8 + 1];
         assert!(sol.steps[0].newton.iterations > 0);
         assert!((w - want).abs() < 1e-9 * want, "{w:e} vs {want:e}");
+    }
+
+    #[test]
+    fn halved_steps_grow_back_to_the_nominal_load_levels() {
+        // Large deflection (α = 8) with 4 load steps and at most 8 Newton iterations: the first
+        // step fails and is halved, and so does the one from 1/4; the steps that follow must
+        // end at the nominal levels k/4 (they once went on from 3/8 to 5/8, 7/8), so that every
+        // level is in the history.
+        let sys = cantilever(8.0);
+        let (q0, _) = sys.initial_state();
+        let sol = solve_static(
+            &sys,
+            &q0,
+            &StaticParams {
+                load_steps: 4,
+                max_bisections: 3,
+                time: 0.0,
+                newton: NewtonParams {
+                    tolerance: 1e-10,
+                    max_iterations: 8,
+                },
+            },
+        )
+        .unwrap();
+        let factors: Vec<f64> = sol.steps.iter().map(|s| s.load_factor).collect();
+        assert!(factors.len() > 4, "a step was halved: {factors:?}");
+        assert!(factors.windows(2).all(|w| w[0] < w[1]), "{factors:?}");
+        for k in 1..=4 {
+            assert!(factors.contains(&(k as f64 / 4.0)), "{k}/4 in {factors:?}");
+        }
+        let n = sys.n_q();
+        assert_eq!(sol.history.len(), factors.len() * n);
+        assert_eq!(&sol.history[(factors.len() - 1) * n..], &sol.q[..]);
     }
 }
