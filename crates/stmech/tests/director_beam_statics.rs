@@ -12,10 +12,12 @@
 //!   the elastica table of Mattiasson (1981) (the planar code's B1 reference values).
 //! * `clamped_beam_has_no_zero_energy_modes`: the assembled tangent projected onto the
 //!   constraint manifold is positive definite (reference and loaded states).
+//! * `system_jacobian_matches_finite_differences`: the Jacobian the statics iterates with.
 //!
-//! The static solver in this file is test-only (to be replaced by the library's statics): node 0
-//! clamped by elimination, orthonormality by multipliers, Newton with the director update
-//! `d_i ← exp(skew(w)) d_i` (see [`newton`]) and load stepping with cut-backs.
+//! Every case runs through the library: the beam is a `BeamSpec` in a `MultibodySystem` (node 0
+//! clamped to the ground by a `Rigid` joint, orthonormality of the other nodes by multipliers,
+//! dead tip force and torque loads), solved by `stmech::solve::statics::solve_static` (exact
+//! tangent, director update `d_i ← exp(skew(w)) d_i`, load steps with cut-backs).
 //!
 //! Run `cargo test --release -p stmech --test director_beam_statics -- --nocapture` to print the
 //! tables recorded in `docs/verification.md` ("Spatial director beam: statics").
@@ -46,288 +48,196 @@
 
 #![allow(clippy::needless_range_loop)]
 
-use faer::linalg::solvers::Solve;
-use faer::sparse::{SparseColMat, Triplet};
-use faer::{Mat, Par};
+use faer::Mat;
 use stmech::math::{Vec3, cross, dot, norm};
 use stmech::model::director_beam::reference::rotate;
 use stmech::model::director_beam::{
-    ConstantCurvature, DiagonalStiffness, DirectorBeamElement, Integration, Rectangle, Section,
+    BeamSpec, ConstantCurvature, DiagonalStiffness, Integration, Rectangle, Section,
     SectionInertia, TorsionConstant,
 };
+use stmech::model::{
+    ConstrainedSystem, JointBody, Load, LoadKind, MultibodySystem, Rigid, TimeFunction,
+};
+use stmech::solve::NewtonParams;
+use stmech::solve::statics::{StaticParams, StaticSolution, solve_static};
 
 use std::f64::consts::PI;
 
-// ───────────────────────────── test-only static solver ─────────────────────────────
+// ───────────────────────────── the problems in the one model ─────────────────────────────
 //
-// Clamp node 0 (its 12 coordinates are eliminated), orthonormality `½(d_i·d_j − δ_ij) = 0` per
-// free node by Lagrange multipliers, dead tip force on φ_N and dead tip moment `m` as director
-// forces `f_di = ½ m × d_i`, Newton with load stepping, sparse LU (faer). To be replaced by the
-// library's statics.
+// A beam of one element order on consecutive nodes (node `a` is frame `a` of the system),
+// node 0 clamped to the ground by a rigid joint, dead tip force on φ_N and dead tip moment as
+// the torque load (director forces `½ m × d^i`, `= ½ m × d_i` for orthonormal directors),
+// solved by the library's statics (`stmech::solve::statics`).
 
-/// A beam: elements of one order on consecutive nodes, and the reference nodal coordinates.
+/// A clamped beam with dead loads at its last node.
 struct Beam {
-    elements: Vec<DirectorBeamElement>,
-    order: usize,
-    reference: Vec<[f64; 12]>,
+    sys: MultibodySystem,
+    nodes: usize,
 }
 
 impl Beam {
-    fn new(reference: Vec<[f64; 12]>, order: usize, section: &Section, integ: Integration) -> Self {
-        let n_el = (reference.len() - 1) / order;
-        let elements = (0..n_el)
-            .map(|e| {
-                let q0: Vec<f64> = reference[e * order..=e * order + order].concat();
-                DirectorBeamElement::new(order, &q0, section.clone(), integ).unwrap()
-            })
-            .collect();
-        Self {
-            elements,
+    fn new(
+        reference: Vec<[f64; 12]>,
+        order: usize,
+        section: &Section,
+        integration: Integration,
+        load: &TipLoad,
+    ) -> Self {
+        let nodes = reference.len();
+        let beam = BeamSpec {
+            name: "beam".into(),
             order,
-            reference,
+            nodes: reference,
+            section: section.clone(),
+            integration,
+            velocity: [0.0; 3],
+            angular_velocity: [0.0; 3],
+            distributed: vec![],
+            gravity: None,
         }
+        .build()
+        .unwrap();
+        let clamp = Rigid::new(0, JointBody::Ground, &beam.initial_q[..12], &[]);
+        let tip = |kind| Load {
+            body: nodes - 1,
+            kind,
+            time_function: TimeFunction::Constant,
+        };
+        let mut loads = Vec::new();
+        if load.force != [0.0; 3] {
+            loads.push(tip(LoadKind::Force(load.force)));
+        }
+        if load.moment != [0.0; 3] {
+            loads.push(tip(LoadKind::Torque(load.moment)));
+        }
+        let sys =
+            MultibodySystem::with_deformables(vec![], vec![beam], loads, vec![Box::new(clamp)])
+                .unwrap();
+        Self { sys, nodes }
+    }
+
+    /// Static solution in `steps` load steps (the library halves a failed step by itself; the
+    /// history holds every nominal level `k/steps`).
+    fn solve(&self, steps: usize) -> StaticSolution {
+        let (q0, _) = self.sys.initial_state();
+        solve_static(
+            &self.sys,
+            &q0,
+            &StaticParams {
+                load_steps: steps,
+                max_bisections: MAX_BISECTIONS,
+                time: 0.0,
+                newton: NEWTON,
+            },
+        )
+        .unwrap()
+    }
+
+    /// Coordinates of the last node.
+    fn tip(&self, q: &[f64]) -> [f64; 12] {
+        node(q, self.nodes - 1)
     }
 }
 
-/// Dead loads at the last node, scaled by the load factor.
+/// Dead loads at the last node.
 #[derive(Clone, Copy)]
 struct TipLoad {
     force: Vec3,
     moment: Vec3,
 }
 
-/// Orthonormality equation pairs.
-const PAIRS: [(usize, usize); 6] = [(0, 0), (1, 1), (2, 2), (0, 1), (0, 2), (1, 2)];
-
-/// Index of coordinate/multiplier `k` (0..12 coordinates, 12..18 multipliers) of free node
-/// `node ≥ 1` in the unknown vector.
-fn dof(node: usize, k: usize) -> usize {
-    18 * (node - 1) + k
+/// Coordinates of node `a`.
+fn node(q: &[f64], a: usize) -> [f64; 12] {
+    q[12 * a..12 * a + 12].try_into().unwrap()
 }
 
-/// Residual `[f_int + Gᵀλ − f_ext; Φ]` and its Jacobian (triplets, duplicates summed) at the
-/// nodal coordinates `q` and multipliers `lambda`, for the tip loads `load`.
-fn assemble(
-    beam: &Beam,
-    q: &[[f64; 12]],
-    lambda: &[[f64; 6]],
-    load: &TipLoad,
-) -> (Vec<f64>, Vec<Triplet<usize, usize, f64>>) {
-    let nn = q.len();
-    let mut r = vec![0.0; 18 * (nn - 1)];
-    let mut trip = Vec::new();
-    let (mut fl, mut kl) = ([0.0; 36], [0.0; 36 * 36]);
-    for (e, el) in beam.elements.iter().enumerate() {
-        let first = e * beam.order;
-        let ql: Vec<f64> = q[first..=first + beam.order].concat();
-        let nl = el.n_loc();
-        el.internal_force_into(&ql, &mut fl);
-        el.tangent_into(&ql, &mut kl);
-        let map = |l: usize| {
-            let node = first + l / 12;
-            (node > 0).then(|| dof(node, l % 12))
-        };
-        for a in 0..nl {
-            let Some(ra) = map(a) else { continue };
-            r[ra] += fl[a];
-            for b in 0..nl {
-                if let Some(cb) = map(b) {
-                    trip.push(Triplet::new(ra, cb, kl[a * nl + b]));
-                }
-            }
-        }
-    }
-    // Orthonormality per free node, with the multipliers' Hessian.
-    for node in 1..nn {
-        let d = |i: usize| director(&q[node], i);
-        for (e, &(i, j)) in PAIRS.iter().enumerate() {
-            let row = dof(node, 12 + e);
-            r[row] = 0.5 * (dot(&d(i), &d(j)) - if i == j { 1.0 } else { 0.0 });
-            let l = lambda[node][e];
-            for c in 0..3 {
-                let (ci, cj) = (dof(node, 3 + 3 * i + c), dof(node, 3 + 3 * j + c));
-                for (col, v) in [(ci, 0.5 * d(j)[c]), (cj, 0.5 * d(i)[c])] {
-                    trip.push(Triplet::new(row, col, v));
-                    trip.push(Triplet::new(col, row, v));
-                    r[col] += v * l;
-                }
-                trip.push(Triplet::new(ci, cj, 0.5 * l));
-                trip.push(Triplet::new(cj, ci, 0.5 * l));
-            }
-        }
-    }
-    // Dead tip loads: r −= f_ext with f_di = ½ m × d_i; Jacobian −∂f_di/∂d_i = −½ skew(m).
-    let (tip, m) = (nn - 1, load.moment);
-    for c in 0..3 {
-        r[dof(tip, c)] -= load.force[c];
-    }
-    let sk = [[0.0, -m[2], m[1]], [m[2], 0.0, -m[0]], [-m[1], m[0], 0.0]];
-    for i in 0..3 {
-        let f = cross(&m, &director(&q[tip], i));
-        let o = dof(tip, 3 + 3 * i);
-        for a in 0..3 {
-            r[o + a] -= 0.5 * f[a];
-            for b in 0..3 {
-                trip.push(Triplet::new(o + a, o + b, -0.5 * sk[a][b]));
-            }
-        }
-    }
-    (r, trip)
+/// Configuration after the accepted load step that reached `factor`.
+fn state_at(sol: &StaticSolution, factor: f64) -> &[f64] {
+    let n = sol.q.len();
+    let k = sol
+        .steps
+        .iter()
+        .position(|s| (s.load_factor - factor).abs() < 1e-12)
+        .unwrap_or_else(|| panic!("no load step ends at {factor}"));
+    &sol.history[k * n..(k + 1) * n]
 }
 
-/// Newton iteration at a fixed load; `q`, `lambda` are updated in place. `false` if it did
-/// not converge (the caller restores the state and cuts the load increment).
-fn newton(beam: &Beam, q: &mut [[f64; 12]], lambda: &mut [[f64; 6]], load: &TipLoad) -> bool {
-    let nn = q.len();
-    let n = 18 * (nn - 1);
-    let length = beam.elements.iter().map(|e| e.length()).sum::<f64>();
-    for _ in 0..MAX_ITERATIONS {
-        let (r, trip) = assemble(beam, q, lambda, load);
-        let Ok(a) = SparseColMat::<usize, f64>::try_new_from_triplets(n, n, &trip) else {
-            return false;
-        };
-        let Ok(lu) = a.sp_lu() else { return false };
-        let mut dx = Mat::from_fn(n, 1, |i, _| -r[i]);
-        lu.solve_in_place(dx.as_mut());
-        // Update on the manifold: φ += Δφ, d_i ← exp(skew(w)) d_i with the rotation
-        // w = ½ Σ_i d_i × Δd_i of the increment (Δd_i = w × d_i when the directors are
-        // orthonormal, so this differs from d_i + Δd_i at second order only and keeps Newton
-        // quadratic; the iterates stay orthonormal, which the additive update does not).
-        let mut dq_max = 0.0f64;
-        for node in 1..nn {
-            let mut w = [0.0; 3];
-            for k in 0..12 {
-                dq_max = dq_max.max(dx[(dof(node, k), 0)].abs());
-            }
-            for i in 0..3 {
-                let dd = [0, 1, 2].map(|c| dx[(dof(node, 3 + 3 * i + c), 0)]);
-                w = add(&w, &scale(0.5, &cross(&director(&q[node], i), &dd)));
-            }
-            for c in 0..3 {
-                q[node][c] += dx[(dof(node, c), 0)];
-            }
-            let angle = norm(&w);
-            if angle > 0.0 {
-                let axis = scale(1.0 / angle, &w);
-                for i in 0..3 {
-                    let d = rotate(&axis, angle, &director(&q[node], i));
-                    q[node][3 + 3 * i..6 + 3 * i].copy_from_slice(&d);
-                }
-            }
-            for e in 0..6 {
-                lambda[node][e] += dx[(dof(node, 12 + e), 0)];
-            }
-        }
-        if dq_max.is_nan() || dq_max >= 10.0 * length {
-            return false; // diverging or non-finite
-        }
-        if dq_max < NEWTON_TOLERANCE * length {
-            return true;
-        }
+/// Newton: residual below 1e-12 of the applied load or (what ends almost every load step here)
+/// a correction at the round-off level of `q`; at most 25 iterations per load step.
+const NEWTON: NewtonParams = NewtonParams {
+    tolerance: 1e-12,
+    max_iterations: 25,
+};
+/// Halvings of failed load steps allowed in one solve (one is used: 45° bend, 8 linear
+/// elements, Saint-Venant `J`, step to P = 150).
+const MAX_BISECTIONS: usize = 6;
+
+/// Dense `[[K, Gᵀ], [G, 0]]` and residual `[Gᵀλ − f; Φ]` of the system at `(q, λ)`.
+fn dense_jacobian(sys: &MultibodySystem, q: &[f64], lambda: &[f64]) -> (Vec<f64>, Mat<f64>) {
+    let (nq, nl) = (sys.n_q(), sys.n_lambda());
+    let n = nq + nl;
+    let mut ev = sys.new_point_eval();
+    sys.eval(0.0, q, lambda, &mut ev, true);
+    let mut r = vec![0.0; n];
+    for i in 0..nq {
+        r[i] = -ev.force[i];
     }
-    false
-}
-
-/// A converged state: nodal coordinates and orthonormality multipliers (node 0 unused).
-struct State {
-    q: Vec<[f64; 12]>,
-    lambda: Vec<[f64; 6]>,
-}
-
-/// Converged states at the load factors `k/steps`, `k = 1..=steps`. A load increment whose
-/// Newton iteration fails is halved (from the last converged state), down to 1/64 of a step.
-fn solve_static(beam: &Beam, load: &TipLoad, steps: usize) -> Result<Vec<State>, String> {
-    faer::set_global_parallelism(Par::Seq);
-    let mut q = beam.reference.clone();
-    let mut lambda = vec![[0.0f64; 6]; q.len()];
-    let mut out = Vec::new();
-    let step = 1.0 / steps as f64;
-    let (mut t, mut dt) = (0.0f64, step);
-    for k in 1..=steps {
-        let target = k as f64 * step;
-        while t < target - 1e-12 * step {
-            let t_try = (t + dt).min(target);
-            let load_t = TipLoad {
-                force: load.force.map(|x| t_try * x),
-                moment: load.moment.map(|x| t_try * x),
-            };
-            let (q_old, l_old) = (q.clone(), lambda.clone());
-            if newton(beam, &mut q, &mut lambda, &load_t) {
-                t = t_try;
-                dt = (2.0 * dt).min(step);
-            } else {
-                (q, lambda) = (q_old, l_old);
-                dt *= 0.5;
-                if dt < step / 64.0 {
-                    return Err(format!("Newton did not converge at load factor {t_try:.4}"));
-                }
-            }
-        }
-        out.push(State {
-            q: q.clone(),
-            lambda: lambda.clone(),
-        });
+    r[nq..].copy_from_slice(&ev.phi);
+    let mut jac = Mat::<f64>::zeros(n, n);
+    for (&(i, j), &v) in sys.k_pattern().iter().zip(&ev.k) {
+        jac[(i, j)] += v;
     }
-    Ok(out)
+    for (&(e, j), &v) in sys.g_pattern().iter().zip(&ev.g) {
+        r[j] += v * lambda[e];
+        jac[(nq + e, j)] += v;
+        jac[(j, nq + e)] += v;
+    }
+    (r, jac)
 }
-
-/// Newton stops when the largest coordinate update is below this fraction of the length.
-const NEWTON_TOLERANCE: f64 = 1e-12;
-const MAX_ITERATIONS: usize = 25;
 
 #[test]
-fn test_solver_jacobian_matches_finite_differences() {
-    // The solver's Jacobian (element tangent, multiplier Hessian, load stiffness of the dead
-    // moment) against central differences of its residual at a perturbed state.
+fn system_jacobian_matches_finite_differences() {
+    // The Jacobian the statics uses (element tangent, multiplier Hessian, load stiffness of the
+    // dead moment, clamp) against central differences of its residual at a perturbed state.
+    let load = TipLoad {
+        force: [0.3, -0.2, 0.5],
+        moment: [1.0, -2.0, 0.7],
+    };
     let beam = Beam::new(
         straight_x().nodes(L, 2, 2),
         2,
         &roll_up_section(),
         Integration::Reduced,
+        &load,
     );
-    let load = TipLoad {
-        force: [0.3, -0.2, 0.5],
-        moment: [1.0, -2.0, 0.7],
-    };
-    let nn = beam.reference.len();
-    let mut q = beam.reference.clone();
-    let mut lambda = vec![[0.0; 6]; nn];
-    for node in 1..nn {
-        for k in 0..12 {
-            q[node][k] += 0.05 * ((node * 12 + k) as f64).sin();
-        }
-        for e in 0..6 {
-            lambda[node][e] = ((node * 6 + e) as f64).cos();
-        }
+    let sys = &beam.sys;
+    let (mut q, _) = sys.initial_state();
+    for (k, x) in q.iter_mut().enumerate().skip(12) {
+        *x += 0.05 * (k as f64).sin();
     }
-    let n = 18 * (nn - 1);
-    let (_, trip) = assemble(&beam, &q, &lambda, &load);
-    let mut jac = vec![0.0; n * n];
-    for t in &trip {
-        jac[t.row * n + t.col] += t.val;
-    }
+    let lambda: Vec<f64> = (0..sys.n_lambda()).map(|e| (e as f64).cos()).collect();
+    let (nq, n) = (sys.n_q(), sys.n_q() + sys.n_lambda());
+    let (_, jac) = dense_jacobian(sys, &q, &lambda);
     let h = 1e-6;
-    for node in 1..nn {
-        for k in 0..18 {
-            let col = dof(node, k);
-            let eval = |sign: f64| {
-                let (mut qq, mut ll) = (q.clone(), lambda.clone());
-                if k < 12 {
-                    qq[node][k] += sign * h;
-                } else {
-                    ll[node][k - 12] += sign * h;
-                }
-                assemble(&beam, &qq, &ll, &load).0
-            };
-            let (rp, rm) = (eval(1.0), eval(-1.0));
-            for row in 0..n {
-                let fd = (rp[row] - rm[row]) / (2.0 * h);
-                assert!(
-                    (fd - jac[row * n + col]).abs() < 1e-6 * (1.0 + fd.abs()),
-                    "J[{row}][{col}] = {} vs FD {fd}",
-                    jac[row * n + col]
-                );
+    for col in 0..n {
+        let eval = |sign: f64| {
+            let (mut qq, mut ll) = (q.clone(), lambda.clone());
+            if col < nq {
+                qq[col] += sign * h;
+            } else {
+                ll[col - nq] += sign * h;
             }
+            dense_jacobian(sys, &qq, &ll).0
+        };
+        let (rp, rm) = (eval(1.0), eval(-1.0));
+        for row in 0..n {
+            let fd = (rp[row] - rm[row]) / (2.0 * h);
+            assert!(
+                (fd - jac[(row, col)]).abs() < 1e-6 * (1.0 + fd.abs()),
+                "J[{row}][{col}] = {} vs FD {fd}",
+                jac[(row, col)]
+            );
         }
     }
 }
@@ -429,18 +339,18 @@ fn exact_helix_tip(m: &Vec3, reference: &ConstantCurvature) -> [f64; 12] {
 
 /// Tip coordinates of the clamped straight beam of length `L` along +x under the dead end moment.
 fn roll_up_tip(order: usize, elements: usize, m: &Vec3, steps: usize) -> [f64; 12] {
+    let load = TipLoad {
+        force: [0.0; 3],
+        moment: *m,
+    };
     let beam = Beam::new(
         straight_x().nodes(L, elements, order),
         order,
         &roll_up_section(),
         Integration::Reduced,
+        &load,
     );
-    let load = TipLoad {
-        force: [0.0; 3],
-        moment: *m,
-    };
-    let states = solve_static(&beam, &load, steps).unwrap();
-    *states.last().unwrap().q.last().unwrap()
+    beam.tip(&beam.solve(steps).q)
 }
 
 /// (position error / L, max director error) between two sets of tip coordinates.
@@ -635,13 +545,18 @@ fn bend_tips(order: usize, elements: usize, torsion: TorsionConstant) -> [Vec3; 
         order,
         &bend_section(torsion),
         Integration::Reduced,
+        &bend_load(),
     );
-    let load = TipLoad {
+    let sol = beam.solve(12);
+    [0.5, 0.75, 1.0].map(|s| pos(&beam.tip(state_at(&sol, s))))
+}
+
+/// Dead tip load of the 45° bend, P = 600 along z (reached in 12 steps of 50).
+fn bend_load() -> TipLoad {
+    TipLoad {
         force: [0.0, 0.0, 600.0],
         moment: [0.0; 3],
-    };
-    let states = solve_static(&beam, &load, 12).unwrap();
-    [5, 8, 11].map(|k| pos(states[k].q.last().unwrap()))
+    }
 }
 
 const BEND_PUBLISHED: [(f64, Vec3); 3] = [
@@ -747,13 +662,18 @@ fn thin_cantilever_ratio(order: usize, elements: usize, h: f64, integ: Integrati
     let ei = h.powi(4) / 12.0;
     let w_eb = 1e-5;
     let p = 3.0 * ei * w_eb;
-    let beam = Beam::new(straight_x().nodes(1.0, elements, order), order, &sec, integ);
     let load = TipLoad {
         force: [0.0, p, 0.0],
         moment: [0.0; 3],
     };
-    let states = solve_static(&beam, &load, 1).unwrap();
-    states[0].q.last().unwrap()[1] / w_eb
+    let beam = Beam::new(
+        straight_x().nodes(1.0, elements, order),
+        order,
+        &sec,
+        integ,
+        &load,
+    );
+    beam.tip(&beam.solve(1).q)[1] / w_eb
 }
 
 #[test]
@@ -827,18 +747,18 @@ fn large_deflection_cantilever_matches_elastica() {
     .unwrap();
     for (alpha, want) in table {
         for (order, ne) in [(1, 80), (2, 10)] {
+            let load = TipLoad {
+                force: [0.0, alpha, 0.0],
+                moment: [0.0; 3],
+            };
             let beam = Beam::new(
                 straight_x().nodes(1.0, ne, order),
                 order,
                 &sec,
                 Integration::Reduced,
+                &load,
             );
-            let load = TipLoad {
-                force: [0.0, alpha, 0.0],
-                moment: [0.0; 3],
-            };
-            let states = solve_static(&beam, &load, (2.0 * alpha).ceil() as usize).unwrap();
-            let tip = *states.last().unwrap().q.last().unwrap();
+            let tip = beam.tip(&beam.solve((2.0 * alpha).ceil() as usize).q);
             let d3 = director(&tip, 2);
             let got = [1.0 - tip[0], tip[1], d3[1].atan2(d3[0])];
             let err = (0..3).map(|k| (got[k] - want[k]).abs()).fold(0.0, f64::max);
@@ -851,38 +771,48 @@ fn large_deflection_cantilever_matches_elastica() {
 
 // ───────────────────────────── no spurious zero-energy modes ─────────────────────────────
 
-/// Eigenvalues of the assembled tangent of the clamped beam, `K + Σ λ ∂²Φ`, projected onto the
-/// tangent space of the orthonormality manifold (per free node `δφ = u`, `δd_i = w × d_i`):
-/// the second variation of the energy on the constraint manifold (dead forces only).
-fn projected_tangent_eigenvalues(beam: &Beam, state: &State) -> Vec<f64> {
-    let nn = state.q.len();
-    let n = 18 * (nn - 1);
-    let load = TipLoad {
-        force: [0.0; 3],
-        moment: [0.0; 3],
-    };
-    let (_, trip) = assemble(beam, &state.q, &state.lambda, &load);
-    let mut k = Mat::<f64>::zeros(n, n);
-    for t in &trip {
-        k[(t.row, t.col)] += t.val;
+/// Eigenvalues of the assembled tangent of the clamped beam, `K + Σ λ ∂²Φ` (from the system's
+/// `eval`), projected onto the tangent space of the constraint manifold (per free node
+/// `δφ = u`, `δd_i = w × d_i`; node 0 is clamped): the second variation of the energy on the
+/// constraint manifold (dead forces only, whose load stiffness is zero).
+fn projected_tangent_eigenvalues(beam: &Beam, q: &[f64], lambda: &[f64]) -> Vec<f64> {
+    let sys = &beam.sys;
+    let (nq, nl) = (sys.n_q(), sys.n_lambda());
+    let mut ev = sys.new_point_eval();
+    sys.eval(0.0, q, lambda, &mut ev, true);
+    let mut k = Mat::<f64>::zeros(nq, nq);
+    for (&(i, j), &v) in sys.k_pattern().iter().zip(&ev.k) {
+        k[(i, j)] += v;
     }
-    let z = Mat::<f64>::from_fn(n, 6 * (nn - 1), |row, col| {
-        let (node, m) = (col / 6 + 1, col % 6);
-        let l = row as isize - dof(node, 0) as isize;
-        if !(0..12).contains(&l) {
+    let mut g = Mat::<f64>::zeros(nl, nq);
+    for (&(e, j), &v) in sys.g_pattern().iter().zip(&ev.g) {
+        g[(e, j)] += v;
+    }
+    let free = beam.nodes - 1;
+    let z = Mat::<f64>::from_fn(nq, 6 * free, |row, col| {
+        let (a, m) = (col / 6 + 1, col % 6);
+        if row / 12 != a {
             return 0.0;
         }
-        let l = l as usize;
+        let l = row % 12;
         match (m < 3, l < 3) {
             (true, true) => f64::from(u8::from(l == m)),
             (false, false) => {
                 let mut e = [0.0; 3];
                 e[m - 3] = 1.0;
-                cross(&e, &director(&state.q[node], (l - 3) / 3))[(l - 3) % 3]
+                cross(&e, &director(&node(q, a), (l - 3) / 3))[(l - 3) % 3]
             }
             _ => 0.0,
         }
     });
+    // Z spans the null space of G: G Z = 0 and as many columns as n_q − n_λ (G has full rank).
+    assert_eq!(z.ncols(), nq - nl);
+    let gz = &g * &z;
+    for i in 0..gz.nrows() {
+        for j in 0..gz.ncols() {
+            assert!(gz[(i, j)].abs() < 1e-12, "G Z [{i}][{j}] = {}", gz[(i, j)]);
+        }
+    }
     let kr = z.transpose() * &k * &z;
     let sym = Mat::<f64>::from_fn(kr.nrows(), kr.ncols(), |i, j| {
         0.5 * (kr[(i, j)] + kr[(j, i)])
@@ -901,12 +831,13 @@ fn clamped_beam_has_no_zero_energy_modes() {
             order,
             &roll_up_section(),
             Integration::Reduced,
+            &TipLoad {
+                force: [0.0; 3],
+                moment: [0.0; 3],
+            },
         );
-        let state = State {
-            q: beam.reference.clone(),
-            lambda: vec![[0.0; 6]; beam.reference.len()],
-        };
-        let ev = projected_tangent_eigenvalues(&beam, &state);
+        let (q0, _) = beam.sys.initial_state();
+        let ev = projected_tangent_eigenvalues(&beam, &q0, &vec![0.0; beam.sys.n_lambda()]);
         let (min, max) = (ev[0], ev[ev.len() - 1]);
         eprintln!(
             "clamped straight 3×p{order}: {} modes, λ_min/λ_max = {:.2e}",
@@ -922,13 +853,10 @@ fn clamped_beam_has_no_zero_energy_modes() {
             order,
             &bend_section(TorsionConstant::Polar),
             Integration::Reduced,
+            &bend_load(),
         );
-        let load = TipLoad {
-            force: [0.0, 0.0, 600.0],
-            moment: [0.0; 3],
-        };
-        let state = solve_static(&beam, &load, 12).unwrap().pop().unwrap();
-        let ev = projected_tangent_eigenvalues(&beam, &state);
+        let sol = beam.solve(12);
+        let ev = projected_tangent_eigenvalues(&beam, &sol.q, &sol.lambda);
         let (min, max) = (ev[0], ev[ev.len() - 1]);
         eprintln!(
             "45° bend 8×p{order} at P = 600: {} modes, λ_min/λ_max = {:.2e}",

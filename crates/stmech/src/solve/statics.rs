@@ -9,9 +9,13 @@
 //! strain elements (unscaled), by Newton–Raphson with the exact tangent
 //! `[[K, Gᵀ], [G, 0]]` for `s = 1/n, 2/n, …, 1`, each step starting from the previous
 //! solution. A step whose Newton iteration fails is halved (up to
-//! [`StaticParams::max_bisections`] times) before the solve gives up with the load factor it
-//! reached. The stop criterion is relative: `‖R‖ ≤ tol · max(1, ‖f(q₀)‖ at s = 1)`, or a Newton
-//! correction at the round-off level of `q`.
+//! [`StaticParams::max_bisections`] times in all) before the solve gives up with the load factor
+//! it reached; after a halving the steps grow back without passing the nominal levels `k/n`, so
+//! every one of them is an accepted step (in [`StaticSolution::history`]). The stop criterion
+//! is relative: `‖R‖ ≤ tol · ‖f(q₀)‖` with the applied loads at `s = 1` (1 when there are
+//! none), or a Newton correction at the round-off level of `q`. (No floor of 1 under `‖f‖`:
+//! with loads below `tol` in magnitude the unloaded start would pass as converged, silently, in
+//! 0 iterations.)
 
 use crate::discretize::pattern::CscPattern;
 use crate::error::SolveError;
@@ -178,7 +182,8 @@ pub fn solve_static<S: ConstrainedSystem + ?Sized>(
     let mut ev = sys.new_point_eval();
     let zero = vec![0.0; nl];
     sys.eval_without_strain(params.time, q0, &zero, &mut ev, false);
-    let reference = ev.force.iter().map(|f| f * f).sum::<f64>().sqrt().max(1.0);
+    let applied = ev.force.iter().map(|f| f * f).sum::<f64>().sqrt();
+    let reference = if applied > 0.0 { applied } else { 1.0 };
     let mut prob = StaticProblem {
         sys,
         ev,
@@ -202,8 +207,13 @@ pub fn solve_static<S: ConstrainedSystem + ?Sized>(
         history: Vec::new(),
     };
     let mut index = 0;
-    while s < 1.0 - 1e-12 {
-        let target = (s + step).min(1.0);
+    let mut level = 0;
+    while level < steps {
+        // never step past the next nominal level k/n: after a halving the steps grow back
+        // to those levels, so the history holds every one of them
+        let next = (level + 1) as f64 / steps as f64;
+        let at_level = s + step >= next - 1e-9 * base;
+        let target = if at_level { next } else { s + step };
         prob.scale = target;
         trial.copy_from_slice(&x);
         let cx = NewtonContext {
@@ -215,6 +225,7 @@ pub fn solve_static<S: ConstrainedSystem + ?Sized>(
             Ok(report) => {
                 x.copy_from_slice(&trial);
                 s = target;
+                level += usize::from(at_level);
                 index += 1;
                 out.steps.push(StaticStep {
                     load_factor: s,
@@ -256,4 +267,112 @@ pub fn solve_static<S: ConstrainedSystem + ?Sized>(
     out.q = x[..nq].to_vec();
     out.lambda = x[nq..].to_vec();
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::director_beam::{
+        BeamSpec, ConstantCurvature, DiagonalStiffness, Integration, Section, SectionInertia,
+    };
+    use crate::model::{JointBody, Load, LoadKind, MultibodySystem, Rigid, TimeFunction};
+
+    /// Clamped straight beam of length 1 along `z` (4 quadratic elements, `EI = 1`,
+    /// `EA = GA = 1e3`) under a dead tip force `p` along `y`.
+    fn cantilever(p: f64) -> MultibodySystem {
+        let frame = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]];
+        let section = Section::from_diagonal(
+            DiagonalStiffness {
+                ea: 1e3,
+                ga1: 1e3,
+                ga2: 1e3,
+                ei1: 1.0,
+                ei2: 1.0,
+                gj: 1.0,
+            },
+            SectionInertia {
+                rho_a: 1.0,
+                euler_tensor: [[1e-3, 0.0], [0.0, 1e-3]],
+            },
+        )
+        .unwrap();
+        let beam = BeamSpec {
+            name: "beam".into(),
+            order: 2,
+            nodes: ConstantCurvature::straight([0.0; 3], frame).nodes(1.0, 4, 2),
+            section,
+            integration: Integration::Reduced,
+            velocity: [0.0; 3],
+            angular_velocity: [0.0; 3],
+            distributed: vec![],
+            gravity: None,
+        }
+        .build()
+        .unwrap();
+        let clamp = Rigid::new(0, JointBody::Ground, &beam.initial_q[..12], &[]);
+        let tip = Load {
+            body: 8,
+            kind: LoadKind::Force([0.0, p, 0.0]),
+            time_function: TimeFunction::Constant,
+        };
+        MultibodySystem::with_deformables(vec![], vec![beam], vec![tip], vec![Box::new(clamp)])
+            .unwrap()
+    }
+
+    #[test]
+    fn loads_below_the_tolerance_are_solved_not_accepted_unloaded() {
+        // A tip force of 1e-12 N is below the Newton tolerance in absolute terms: the
+        // criterion must be relative to it (it once had a floor of 1 N and returned the
+        // unloaded beam after 0 iterations).
+        let p = 1e-12;
+        let sys = cantilever(p);
+        let (q0, _) = sys.initial_state();
+        let sol = solve_static(
+            &sys,
+            &q0,
+            &StaticParams {
+                load_steps: 1,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        // quadratic elements with 2-point integration: Timoshenko's tip deflection exactly
+        let want = p / 3.0 + p / 1e3;
+        let w = sol.q[12 * 8 + 1];
+        assert!(sol.steps[0].newton.iterations > 0);
+        assert!((w - want).abs() < 1e-9 * want, "{w:e} vs {want:e}");
+    }
+
+    #[test]
+    fn halved_steps_grow_back_to_the_nominal_load_levels() {
+        // Large deflection (α = 8) with 4 load steps and at most 8 Newton iterations: the first
+        // step fails and is halved, and so does the one from 1/4; the steps that follow must
+        // end at the nominal levels k/4 (they once went on from 3/8 to 5/8, 7/8), so that every
+        // level is in the history.
+        let sys = cantilever(8.0);
+        let (q0, _) = sys.initial_state();
+        let sol = solve_static(
+            &sys,
+            &q0,
+            &StaticParams {
+                load_steps: 4,
+                max_bisections: 3,
+                time: 0.0,
+                newton: NewtonParams {
+                    tolerance: 1e-10,
+                    max_iterations: 8,
+                },
+            },
+        )
+        .unwrap();
+        let factors: Vec<f64> = sol.steps.iter().map(|s| s.load_factor).collect();
+        assert!(factors.len() > 4, "a step was halved: {factors:?}");
+        assert!(factors.windows(2).all(|w| w[0] < w[1]), "{factors:?}");
+        for k in 1..=4 {
+            assert!(factors.contains(&(k as f64 / 4.0)), "{k}/4 in {factors:?}");
+        }
+        let n = sys.n_q();
+        assert_eq!(sol.history.len(), factors.len() * n);
+        assert_eq!(&sol.history[(factors.len() - 1) * n..], &sol.q[..]);
+    }
 }
