@@ -43,10 +43,11 @@ pub enum SolveError {
     },
     /// A static load step failed even after halving it.
     #[error(
-        "static solve stopped at load factor {reached:.4} (trying {target:.4}): Newton did not converge \
-         ({iterations} iterations, relative residual {residual:.3e}): {cause}. Remedy: more load steps \
+        "static solve stopped at load factor {reached:.4} (trying {target:.4}): {cause} \
+         ({iterations} iterations, relative residual {residual:.3e}). Remedy: more load steps \
          (statics.load_steps), a larger newton.max_iterations, or check that the loads are not beyond \
-         a limit point (buckling, snap-through)"
+         a limit point (buckling, snap-through) and that every part is held (a free body or a \
+         mechanism has no static equilibrium)"
     )]
     StaticLoadStep {
         /// Load factor of the last converged step.

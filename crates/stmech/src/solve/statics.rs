@@ -256,7 +256,13 @@ pub fn solve_static<S: ConstrainedSystem + ?Sized>(
                         target,
                         iterations,
                         residual,
-                        cause: e.to_string(),
+                        cause: match &e {
+                            SolveError::NewtonDiverged { .. } => "Newton did not converge".into(),
+                            SolveError::NonFinite { .. } => {
+                                "the iteration produced a non-finite value".into()
+                            }
+                            other => other.to_string(),
+                        },
                     });
                 }
                 halvings += 1;
