@@ -131,10 +131,10 @@ fn det4(m: &[[f64; 4]; 4]) -> f64 {
             + a(0, 2) * (a(1, 0) * a(2, 1) - a(1, 1) * a(2, 0))
     };
     let mut d = 0.0;
-    for j in 0..4 {
+    for (j, &m0j) in m[0].iter().enumerate() {
         let cols: Vec<usize> = (0..4).filter(|&c| c != j).collect();
         let sign = if j % 2 == 0 { 1.0 } else { -1.0 };
-        d += sign * m[0][j] * det3([1, 2, 3], [cols[0], cols[1], cols[2]]);
+        d += sign * m0j * det3([1, 2, 3], [cols[0], cols[1], cols[2]]);
     }
     d
 }
