@@ -57,8 +57,8 @@ fn section() -> Section {
     .unwrap()
 }
 
-/// Reference frame of the beam: `d3` from (6, 0, 0) towards (0, 8, 0), `d1` in the x–y
-/// plane, `d2 = e_z`... as a right-handed triad `(d1, d2, d3)`.
+/// Reference frame of the beam, the right-handed triad `(d1, d2, d3)`: `d3` from (6, 0, 0)
+/// towards (0, 8, 0), `d1` in the x–y plane, `d2 = d3 × d1 = e_z`.
 fn frame() -> [[f64; 3]; 3] {
     let d3 = [-0.6, 0.8, 0.0];
     let d1 = [-0.8, -0.6, 0.0];
