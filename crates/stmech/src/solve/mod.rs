@@ -5,6 +5,7 @@ pub mod conditioning;
 pub mod consistent;
 pub mod diagnostics;
 pub mod linear;
+pub mod modal;
 pub mod newton;
 pub mod scheme;
 pub mod statics;
