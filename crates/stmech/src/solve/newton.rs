@@ -37,8 +37,8 @@ pub struct NewtonReport {
     /// Wall time in triangular solves (s).
     pub solve_seconds: f64,
     /// Floating-point floor of the residual norm at the last Jacobian, `64 ε ‖ |J| |x| ‖`
-    /// (same norm as the residual): Newton stops when the residual is below the tolerance or
-    /// this floor, whichever is larger (stiff beams reach their floor above 1e-10).
+    /// (same norm as the residual): Newton stops when the residual is below the tolerance, or
+    /// below this floor once it stagnates (stiff beams reach their floor above 1e-10).
     pub residual_floor: f64,
 }
 
@@ -149,7 +149,14 @@ impl NewtonSolver {
                     iteration: rep.iterations,
                 });
             }
-            if norm < params.tolerance.max(rep.residual_floor) {
+            // The floor ends the iteration only once Newton stagnates below it (the last
+            // correction reduced the residual by less than 10×): a residual near the floor may
+            // still hide a resolvable answer (a tiny load), and quadratic convergence is not
+            // cut short while it lasts.
+            let stagnating = rep.residuals.len() >= 2
+                && norm > 0.1 * rep.residuals[rep.residuals.len() - 2];
+            let floor = if stagnating { rep.residual_floor } else { 0.0 };
+            if norm < params.tolerance.max(floor) {
                 return Ok(rep);
             }
             if !want_jac {
