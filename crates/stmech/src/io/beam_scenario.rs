@@ -655,10 +655,7 @@ impl BeamScenario {
 
     /// Reads and validates a file.
     pub fn from_path(path: &Path) -> Result<Self, ScenarioError> {
-        let text = std::fs::read_to_string(path).map_err(|source| ScenarioError::Read {
-            path: path.to_owned(),
-            source,
-        })?;
+        let text = ScenarioError::read(path, crate::io::text::InputLimit::default())?;
         Self::from_toml_str(&text, &path.display().to_string())
     }
 }

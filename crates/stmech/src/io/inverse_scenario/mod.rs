@@ -33,6 +33,7 @@ mod raw;
 mod tests;
 
 use super::scenario::ScenarioError;
+use super::text::InputLimit;
 use crate::beam::section::{ConstitutiveLaw, SectionProperties};
 use crate::error::InputError;
 use crate::inverse::mesh_ratio;
@@ -166,16 +167,24 @@ impl InverseScenario {
 
     /// Reads and validates a file; a CSV trajectory path is relative to the file's folder.
     pub fn from_path(path: &Path) -> Result<Self, ScenarioError> {
-        let text = std::fs::read_to_string(path).map_err(|source| ScenarioError::Read {
-            path: path.to_owned(),
-            source,
-        })?;
+        let text = ScenarioError::read(path, crate::io::text::InputLimit::default())?;
         let dir = path.parent().unwrap_or(Path::new("."));
         Self::from_toml_str(&text, &path.display().to_string(), dir)
     }
 
-    /// Parses and validates text; `base_dir` resolves a relative CSV path.
+    /// Parses and validates text; `base_dir` resolves a relative CSV path, which is read with
+    /// the default size limit.
     pub fn from_toml_str(text: &str, origin: &str, base_dir: &Path) -> Result<Self, ScenarioError> {
+        Self::from_toml_str_limited(text, origin, base_dir, InputLimit::default())
+    }
+
+    /// [`from_toml_str`](Self::from_toml_str) reading a CSV trajectory with at most `limit`.
+    pub fn from_toml_str_limited(
+        text: &str,
+        origin: &str,
+        base_dir: &Path,
+        limit: InputLimit,
+    ) -> Result<Self, ScenarioError> {
         let syntax = |e: toml::de::Error| ScenarioError::Syntax {
             origin: origin.to_owned(),
             source: Box::new(e),
@@ -451,7 +460,7 @@ impl InverseScenario {
             RawTrajectory::Csv { path } => {
                 let full = base_dir.join(path);
                 input_files.push(full.clone());
-                match CsvTrajectory::from_path(&full) {
+                match CsvTrajectory::from_path_limited(&full, limit) {
                     Err(e) => {
                         issues.push(problem("trajectory.path", e.to_string()));
                         None

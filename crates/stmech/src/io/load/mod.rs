@@ -25,6 +25,7 @@ mod tests;
 use super::beam_scenario::BeamScenario;
 use super::inverse_scenario::InverseScenario;
 use super::scenario::{Scenario, ScenarioError};
+use super::text::InputLimit;
 use crate::error::InputError;
 use paths::{Seg, line_of, parse_path, remove_key, render, set_value};
 use std::path::Path;
@@ -80,20 +81,33 @@ impl AnyScenario {
 }
 
 /// Reads a scenario file and validates it with [`load_text`]; a relative CSV trajectory path
-/// is resolved against the file's folder.
+/// is resolved against the file's folder. Every file is read with the default size limit.
 pub fn load_path(path: &Path) -> Result<AnyScenario, ScenarioError> {
-    let text = std::fs::read_to_string(path).map_err(|source| ScenarioError::Read {
-        path: path.to_owned(),
-        source,
-    })?;
+    load_path_limited(path, InputLimit::default())
+}
+
+/// [`load_path`] with a size limit for every input file (`--max-input-size`): the scenario
+/// and a trajectory CSV must be regular files of at most `limit` bytes.
+pub fn load_path_limited(path: &Path, limit: InputLimit) -> Result<AnyScenario, ScenarioError> {
+    let text = ScenarioError::read(path, limit)?;
     let dir = path.parent().unwrap_or(Path::new("."));
-    load_text(&text, &path.display().to_string(), dir)
+    load_text_limited(&text, &path.display().to_string(), dir, limit)
 }
 
 /// Parses and validates scenario text of any problem type; `origin` names it in messages and
 /// `base_dir` resolves relative paths in it. On failure the error is
 /// [`ScenarioError::Located`] with every problem found.
 pub fn load_text(text: &str, origin: &str, base_dir: &Path) -> Result<AnyScenario, ScenarioError> {
+    load_text_limited(text, origin, base_dir, InputLimit::default())
+}
+
+/// [`load_text`] reading the files it names (a trajectory CSV) with at most `limit`.
+pub fn load_text_limited(
+    text: &str,
+    origin: &str,
+    base_dir: &Path,
+    limit: InputLimit,
+) -> Result<AnyScenario, ScenarioError> {
     let located = |found: Vec<Found>| located(text, origin, found);
     let (root, syntax) = DeTable::parse_recoverable(text);
     if !syntax.is_empty() {
@@ -111,8 +125,10 @@ pub fn load_text(text: &str, origin: &str, base_dir: &Path) -> Result<AnyScenari
             ProblemType::Beam => {
                 BeamScenario::from_toml_str(t, origin).map(|s| AnyScenario::Beam(Box::new(s)))
             }
-            ProblemType::BeamInverse => InverseScenario::from_toml_str(t, origin, base_dir)
-                .map(|s| AnyScenario::BeamInverse(Box::new(s))),
+            ProblemType::BeamInverse => {
+                InverseScenario::from_toml_str_limited(t, origin, base_dir, limit)
+                    .map(|s| AnyScenario::BeamInverse(Box::new(s)))
+            }
         }
     };
     let mut doc: toml::Table = match text.parse() {

@@ -91,6 +91,29 @@ pub enum ScenarioError {
 }
 
 impl ScenarioError {
+    /// Reads a scenario file with [`read_text`](crate::io::text::read_text) (a regular file of
+    /// at most `limit` bytes, UTF-8), as a [`Read`](Self::Read) error if that fails.
+    pub fn read(path: &Path, limit: crate::io::text::InputLimit) -> Result<String, Self> {
+        crate::io::text::read_text(path, limit).map_err(|source| Self::Read {
+            path: path.to_owned(),
+            source,
+        })
+    }
+
+    /// Whether the file could not be read because of what it is or holds (not a regular
+    /// file, too large, not UTF-8): an input error, not an I/O failure.
+    pub fn is_input(&self) -> bool {
+        match self {
+            Self::Read { source, .. } => matches!(
+                source.kind(),
+                std::io::ErrorKind::InvalidData
+                    | std::io::ErrorKind::InvalidInput
+                    | std::io::ErrorKind::FileTooLarge
+            ),
+            _ => true,
+        }
+    }
+
     /// The individual problems of an [`Invalid`](Self::Invalid) or
     /// [`Located`](Self::Located) scenario (empty otherwise).
     pub fn problems(&self) -> &[InputError] {
@@ -190,10 +213,7 @@ impl Scenario {
 
     /// Reads and validates a scenario file.
     pub fn from_path(path: &Path) -> Result<Self, ScenarioError> {
-        let text = std::fs::read_to_string(path).map_err(|source| ScenarioError::Read {
-            path: path.to_owned(),
-            source,
-        })?;
+        let text = ScenarioError::read(path, crate::io::text::InputLimit::default())?;
         Self::from_toml_str(&text, &path.display().to_string())
     }
 
