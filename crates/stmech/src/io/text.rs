@@ -51,6 +51,36 @@ pub fn excerpt(text: &str, max_chars: usize) -> String {
     }
 }
 
+/// Longest message [`shorten_quotes`] leaves whole, in characters.
+pub const MESSAGE_CHARS: usize = 2000;
+
+/// `message` with every quoted piece of input (between backticks or double quotes) longer
+/// than [`EXCERPT_CHARS`] cut to an [`excerpt`]; a message still longer than
+/// [`MESSAGE_CHARS`] is cut too. Messages quote names and values from the file; this keeps a
+/// 10 MB value from being echoed back whole.
+pub fn shorten_quotes(message: &str) -> String {
+    let mut out = String::with_capacity(message.len().min(4 * MESSAGE_CHARS));
+    let mut rest = message;
+    while let Some(open) = rest.find(['`', '"']) {
+        let quote = &rest[open..open + 1];
+        let inner_start = open + 1;
+        let Some(len) = rest[inner_start..].find(quote) else {
+            break;
+        };
+        let inner = &rest[inner_start..inner_start + len];
+        out.push_str(&rest[..inner_start]);
+        out.push_str(&excerpt(inner, EXCERPT_CHARS));
+        out.push_str(quote);
+        rest = &rest[inner_start + len + 1..];
+    }
+    out.push_str(rest);
+    if out.chars().nth(MESSAGE_CHARS).is_some() {
+        excerpt(&out, MESSAGE_CHARS)
+    } else {
+        out
+    }
+}
+
 /// What kind of file system object a non-regular path is, for messages.
 fn kind_name(t: &std::fs::FileType) -> &'static str {
     #[cfg(unix)]
@@ -158,6 +188,25 @@ mod tests {
         let long = "é".repeat(1000);
         let e = excerpt(&long, 5);
         assert!(e.starts_with("ééééé… (truncated: 1000 characters"), "{e}");
+    }
+
+    #[test]
+    fn quoted_input_in_messages_is_shortened() {
+        let long = "a".repeat(10_000_000);
+        let m = shorten_quotes(&format!(
+            "unknown variant `{long}`, expected `space-time`; no body named \"{long}\"; fix it"
+        ));
+        assert!(m.len() < 600, "{}", m.len());
+        assert!(m.contains("`space-time`") && m.ends_with("; fix it"), "{m}");
+        assert_eq!(
+            m.matches("truncated: 10000000 characters").count(),
+            2,
+            "{m}"
+        );
+        assert_eq!(shorten_quotes("plain `short` text"), "plain `short` text");
+        // an unmatched quote and a very long unquoted message
+        let m = shorten_quotes(&format!("odd ` {long}"));
+        assert!(m.len() < 2100 && m.contains("truncated"), "{}", m.len());
     }
 
     #[test]

@@ -173,6 +173,34 @@ impl TipTrajectory for RestToRestLine {
     }
 }
 
+/// Largest deviation of `γ(time.start)` from the tip's initial pose, relative to `1 + L`.
+pub const START_POSE_TOLERANCE: f64 = 1e-9;
+
+/// Checks that `γ(t_start)` is the tip's initial pose `tip0` (within
+/// [`START_POSE_TOLERANCE`]` (1 + length)`): the beam starts at rest, so the servo constraint
+/// would otherwise demand a jump of the tip. Used by the scenario validation and the solvers.
+pub fn check_start_pose(
+    trajectory: &dyn TipTrajectory,
+    t_start: f64,
+    tip0: [f64; 3],
+    length: f64,
+) -> Result<(), TrajectoryError> {
+    let g0 = trajectory.pose(t_start);
+    let dev = (0..3).fold(0.0f64, |m, c| m.max((g0[c] - tip0[c]).abs()));
+    if dev <= START_POSE_TOLERANCE * (1.0 + length.abs()) {
+        return Ok(());
+    }
+    Err(TrajectoryError::Data {
+        path: "of the tip".into(),
+        message: format!(
+            "γ(time.start) = ({:.6e}, {:.6e}, {:.6e}) is not the tip's initial pose (x, y, θ) = \
+             ({}, {}, {}) (deviation {dev:.3e}); the beam starts at rest, so the servo \
+             constraint would demand a jump of the tip: start the path at the tip's pose",
+            g0[0], g0[1], g0[2], tip0[0], tip0[1], tip0[2]
+        ),
+    })
+}
+
 /// A problem with trajectory data.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum TrajectoryError {

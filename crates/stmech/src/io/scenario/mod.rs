@@ -17,12 +17,13 @@
 mod bodies;
 mod joints;
 mod raw;
+mod redundancy;
 #[cfg(test)]
 mod tests;
 mod validate;
 
 pub use joints::JOINT_CONSISTENCY_TOLERANCE;
-pub(crate) use validate::{Issues, check_finite};
+pub(crate) use validate::{Issues, check_finite, time_resolution};
 
 use crate::error::InputError;
 use crate::model::MultibodySystem;
@@ -124,9 +125,13 @@ impl ScenarioError {
     }
 }
 
+/// Most problems a report lists; the rest are counted (a file that is not TOML at all, such
+/// as a CSV given as the scenario, would otherwise list every line).
+pub const MAX_LISTED_PROBLEMS: usize = 50;
+
 fn located_list(problems: &[InputError], lines: &[Option<usize>]) -> String {
     let mut s = String::new();
-    for (k, p) in problems.iter().enumerate() {
+    for (k, p) in problems.iter().enumerate().take(MAX_LISTED_PROBLEMS) {
         match lines.get(k).copied().flatten() {
             Some(line) => {
                 let _ = write!(s, "\n  - line {line}: {p}");
@@ -136,15 +141,29 @@ fn located_list(problems: &[InputError], lines: &[Option<usize>]) -> String {
             }
         }
     }
+    s.push_str(&unlisted(problems.len()));
     s
 }
 
 fn bullet_list(problems: &[InputError]) -> String {
     let mut s = String::new();
-    for p in problems {
+    for p in problems.iter().take(MAX_LISTED_PROBLEMS) {
         let _ = write!(s, "\n  - {p}");
     }
+    s.push_str(&unlisted(problems.len()));
     s
+}
+
+/// The line that counts the problems beyond [`MAX_LISTED_PROBLEMS`].
+fn unlisted(n: usize) -> String {
+    if n > MAX_LISTED_PROBLEMS {
+        format!(
+            "\n  - … and {} more problems (fix the ones above first; is this a scenario file?)",
+            n - MAX_LISTED_PROBLEMS
+        )
+    } else {
+        String::new()
+    }
 }
 
 /// A validated scenario, ready to simulate.
