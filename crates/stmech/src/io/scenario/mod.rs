@@ -24,6 +24,7 @@ mod validate;
 
 pub use joints::JOINT_CONSISTENCY_TOLERANCE;
 pub(crate) use validate::{Issues, check_finite, time_resolution};
+pub use validate::{MIN_RELATIVE_STEP, MIN_STEP};
 
 use crate::error::InputError;
 use crate::model::MultibodySystem;
