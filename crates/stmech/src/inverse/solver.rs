@@ -1112,7 +1112,7 @@ fn check_inverse(
     let dev = (0..3).fold(0.0f64, |m, c| m.max((g0[c] - tip0[c]).abs()));
     if dev > 1e-9 * (1.0 + beam.length) {
         return Err(super::trajectory::TrajectoryError::Data {
-            path: "of the tip".into(),
+            path: format!("{trajectory:?}").chars().take(60).collect(),
             message: format!(
                 "γ(t_start) = {g0:?} is not the tip's initial pose {tip0:?}; the servo \
                  constraint would demand a jump"

@@ -7,20 +7,22 @@
 //! Two checks, in this order:
 //!
 //! 1. a joint with the same kind, bodies, points and parameters as an earlier one (any size);
-//! 2. the rank of `G = ∂Φ/∂q` at the initial state, per group of bodies connected by joints
-//!    with at most [`MAX_RANK_CHECK_BODIES`] bodies: the rows (each body's rigidity first, then
-//!    the joints in file order) are normalised and orthogonalised in turn (modified
-//!    Gram–Schmidt, twice); a row whose remainder is below [`DEPENDENT`] depends on the rows
-//!    before it, and its joint is reported.
+//! 2. the rank of `G = ∂Φ/∂q` at the initial state, per group of coordinates connected by
+//!    constraints with at most [`MAX_RANK_CHECK_COORDINATES`] coordinates (32 rigid bodies):
+//!    the rows (the system's own constraints such as each body's rigidity first, then the
+//!    joints in file order) are normalised and orthogonalised in turn (modified Gram–Schmidt,
+//!    twice); a row whose remainder is below [`DEPENDENT`] depends on the rows before it, and
+//!    its joint is reported.
 
 use super::raw::{RawJoint, RawJointKind};
 use super::validate::Issues;
 use crate::model::{Constraint, MultibodySystem};
 use std::collections::HashMap;
 
-/// Largest group of connected bodies whose constraint rank is checked (the dense check costs
-/// about `2 rows² × 12 bodies` operations: some 10⁸, or 50 ms, for 32 bodies).
-pub const MAX_RANK_CHECK_BODIES: usize = 32;
+/// Largest group of coordinates connected by constraints whose rank is checked: 32 rigid
+/// bodies (the dense check costs about `2 rows² × coordinates` operations: some 10⁸, or
+/// 50 ms, at this size).
+pub const MAX_RANK_CHECK_COORDINATES: usize = 32 * 12;
 
 /// A normalised constraint row whose part orthogonal to the rows before it is shorter than
 /// this depends on them.
@@ -69,7 +71,10 @@ pub(super) fn check(system: &MultibodySystem, joints: &[RawJoint], issues: &mut 
             seen.insert(joint_key(j), i);
         }
     }
-    for (i, dependent) in dependent_joints(system).into_iter().enumerate() {
+    for (i, dependent) in dependent_joints(system, joints.len())
+        .into_iter()
+        .enumerate()
+    {
         if dependent && !reported.get(i).copied().unwrap_or(true) {
             issues.push(
                 format!("joints[{i}]"),
@@ -83,62 +88,59 @@ pub(super) fn check(system: &MultibodySystem, joints: &[RawJoint], issues: &mut 
     }
 }
 
-/// Per joint (in file order): whether one of its rows depends on the rows before it.
-fn dependent_joints(system: &MultibodySystem) -> Vec<bool> {
-    let n_bodies = system.bodies().len();
+/// Per joint (in file order): whether one of its rows depends on the rows before it. The
+/// joints are the last constraints of the system (it puts its own, such as the rigidity of
+/// each body, first); groups are the sets of coordinates that constraints connect, so the
+/// check needs no knowledge of how coordinates belong to bodies.
+fn dependent_joints(system: &MultibodySystem, n_joints: usize) -> Vec<bool> {
     let constraints: Vec<(&dyn Constraint, usize)> = system.constraints().collect();
-    let n_joints = constraints.len().saturating_sub(n_bodies);
+    let first_joint = constraints.len().saturating_sub(n_joints);
     let mut dependent = vec![false; n_joints];
-    // groups of bodies connected by joints (union-find)
-    let mut parent: Vec<usize> = (0..n_bodies).collect();
-    fn root(parent: &mut [usize], mut b: usize) -> usize {
-        while parent[b] != b {
-            parent[b] = parent[parent[b]];
-            b = parent[b];
+    // coordinates connected by constraints (union-find over coordinate indices)
+    let n_q = constraints
+        .iter()
+        .flat_map(|(c, _)| c.indices().iter().copied())
+        .max()
+        .map_or(0, |m| m + 1);
+    let mut parent: Vec<usize> = (0..n_q).collect();
+    fn root(parent: &mut [usize], mut i: usize) -> usize {
+        while parent[i] != i {
+            parent[i] = parent[parent[i]];
+            i = parent[i];
         }
-        b
+        i
     }
-    let bodies_of = |c: &dyn Constraint| -> Vec<usize> {
-        let mut b: Vec<usize> = c.indices().iter().map(|&i| i / 12).collect();
-        b.sort_unstable();
-        b.dedup();
-        b
-    };
-    for (c, _) in &constraints[n_bodies..] {
-        let b = bodies_of(*c);
-        for w in b.windows(2) {
+    for (c, _) in &constraints {
+        for w in c.indices().windows(2) {
             let (r0, r1) = (root(&mut parent, w[0]), root(&mut parent, w[1]));
             parent[r0] = r1;
         }
     }
+    let group_of: Vec<Option<usize>> = constraints
+        .iter()
+        .map(|(c, _)| c.indices().first().map(|&i| root(&mut parent, i)))
+        .collect();
     let (q0, _) = system.initial_state();
-    let groups: Vec<usize> = (0..n_bodies).map(|b| root(&mut parent, b)).collect();
-    for group in 0..n_bodies {
-        let members: Vec<usize> = (0..n_bodies).filter(|&b| groups[b] == group).collect();
-        if members.is_empty() || members.len() > MAX_RANK_CHECK_BODIES {
+    let mut groups: Vec<usize> = group_of[first_joint..].iter().flatten().copied().collect();
+    groups.sort_unstable();
+    groups.dedup();
+    for group in groups {
+        let columns: Vec<usize> = (0..n_q)
+            .filter(|&i| root(&mut parent, i) == group)
+            .collect();
+        if columns.len() > MAX_RANK_CHECK_COORDINATES {
             continue;
         }
-        let in_group = |c: &dyn Constraint| bodies_of(c).iter().any(|b| groups[*b] == group);
-        let has_joint = constraints[n_bodies..].iter().any(|(c, _)| in_group(*c));
-        if !has_joint {
-            continue;
-        }
-        // local column of each coordinate of the group's bodies
-        let mut column = HashMap::new();
-        for (k, &b) in members.iter().enumerate() {
-            for d in 0..12 {
-                column.insert(12 * b + d, 12 * k + d);
-            }
-        }
-        let n_cols = 12 * members.len();
+        let column: HashMap<usize, usize> =
+            columns.iter().enumerate().map(|(k, &i)| (i, k)).collect();
         let mut basis: Vec<Vec<f64>> = Vec::new();
         for (ci, (c, _)) in constraints.iter().enumerate() {
-            if !in_group(*c) {
+            if group_of[ci] != Some(group) {
                 continue;
             }
-            for row in rows_of(*c, &q0, &column, n_cols) {
-                if !add_independent(&mut basis, row) && ci >= n_bodies {
-                    dependent[ci - n_bodies] = true;
+            for row in rows_of(*c, &q0, &column, columns.len()) {
+                if !add_independent(&mut basis, row) && ci >= first_joint {
+                    dependent[ci - first_joint] = true;
                 }
             }
         }
