@@ -188,9 +188,12 @@ pub fn run(
     out: Option<PathBuf>,
     force: bool,
     limit: stmech::resources::MemoryLimit,
+    input_limit: stmech::io::text::InputLimit,
 ) -> Result<(), Failure> {
     let s = match scenario {
-        Some(p) => match stmech::io::load::load_path(p).map_err(crate::scenario_failure)? {
+        Some(p) => match stmech::io::load::load_path_limited(p, input_limit)
+            .map_err(crate::scenario_failure)?
+        {
             stmech::io::load::AnyScenario::BeamInverse(s) => *s,
             _ => {
                 return Err(Failure::new(

@@ -1,11 +1,21 @@
 //! `--max-memory` and the resource gate shared by `check`, `run`, `demo` and `compare`.
 
 use crate::Failure;
+use stmech::io::text::InputLimit;
 use stmech::resources::{Estimate, MemoryLimit, check_limit};
 
 /// Parses `--max-memory` (clap value parser).
 pub fn parse_max_memory(text: &str) -> Result<MemoryLimit, String> {
     MemoryLimit::parse(text)
+}
+
+/// Parses `--max-input-size` (clap value parser): the same sizes as `--max-memory`.
+pub fn parse_max_input_size(text: &str) -> Result<InputLimit, String> {
+    match MemoryLimit::parse(text) {
+        Ok(MemoryLimit::Bytes(b)) => Ok(InputLimit { max_bytes: Some(b) }),
+        Ok(MemoryLimit::Unlimited) => Ok(InputLimit::UNLIMITED),
+        Err(e) => Err(e.replace("memory size", "size")),
+    }
 }
 
 /// The limit in force: `--max-memory`, else half of the available memory.

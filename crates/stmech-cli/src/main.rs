@@ -26,6 +26,7 @@ use std::process::ExitCode;
 use stmech::io::load::AnyScenario;
 use stmech::io::output::{OutputDir, TargetState};
 use stmech::io::scenario::ScenarioError;
+use stmech::io::text::InputLimit;
 use stmech::resources::{MemoryLimit, estimate};
 
 #[derive(Parser, Debug)]
@@ -35,6 +36,10 @@ struct Cli {
     /// to the bit for any number.
     #[arg(long, global = true, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
     threads: Option<u32>,
+    /// Refuse input files (scenario, trajectory CSV) larger than SIZE (e.g. 64M, 1G; `none`
+    /// for no limit) [default: 16M]. Only regular files are read, whatever the limit.
+    #[arg(long, global = true, value_name = "SIZE", value_parser = limits::parse_max_input_size)]
+    max_input_size: Option<InputLimit>,
     #[command(subcommand)]
     command: Command,
 }
@@ -157,6 +162,7 @@ fn main() -> ExitCode {
             .num_threads(n as usize)
             .build_global();
     }
+    let input_limit = cli.max_input_size.unwrap_or_default();
     let result = match cli.command {
         Command::Run {
             scenario,
@@ -166,7 +172,7 @@ fn main() -> ExitCode {
             max_memory,
         } => {
             let out = out.unwrap_or_else(|| default_out(&scenario));
-            load(&scenario)
+            load(&scenario, input_limit)
                 .and_then(|s| {
                     let origin = scenario.display().to_string();
                     limits::gate(&origin, &estimate(&s), limits::limit(max_memory))?;
@@ -203,11 +209,17 @@ fn main() -> ExitCode {
             out,
             force,
             max_memory,
-        } => compare::run(scenario.as_deref(), out, force, limits::limit(max_memory)),
+        } => compare::run(
+            scenario.as_deref(),
+            out,
+            force,
+            limits::limit(max_memory),
+            input_limit,
+        ),
         Command::Check {
             scenarios,
             max_memory,
-        } => check(&scenarios, limits::limit(max_memory)),
+        } => check(&scenarios, limits::limit(max_memory), input_limit),
     };
     if std::env::var_os("STMECH_REPORT_PEAK_MEMORY").is_some() {
         // measurement hook of scripts/memory_ladder.py and the estimate test
@@ -251,18 +263,17 @@ fn default_out(scenario: &std::path::Path) -> PathBuf {
 }
 
 /// Reads and validates a scenario file of any problem type (every problem located).
-fn load(path: &Path) -> Result<AnyScenario, Failure> {
-    stmech::io::load::load_path(path).map_err(scenario_failure)
+fn load(path: &Path, limit: InputLimit) -> Result<AnyScenario, Failure> {
+    stmech::io::load::load_path_limited(path, limit).map_err(scenario_failure)
 }
 
-/// Exit code of a scenario that cannot be loaded: 4 if it cannot be read, 2 otherwise.
+/// Exit code of a scenario that cannot be loaded: 4 if it cannot be read, 2 otherwise (its
+/// content is the problem, or it is not a regular file, or it is larger than the limit).
 pub(crate) fn scenario_failure(e: ScenarioError) -> Failure {
-    let code = match &e {
-        // A file that is not UTF-8 text was read fine: its content is the problem.
-        ScenarioError::Read { source, .. } if source.kind() != std::io::ErrorKind::InvalidData => {
-            Failure::IO
-        }
-        _ => Failure::INPUT,
+    let code = if e.is_input() {
+        Failure::INPUT
+    } else {
+        Failure::IO
     };
     Failure::new(code, e)
 }
@@ -307,13 +318,13 @@ fn describe_scenario(s: &AnyScenario) -> String {
 /// Validates every file without solving: prints every problem of each (field path, line,
 /// remedy) and checks that `run` could create its default output directory. Fails with the
 /// code of the first bad file.
-fn check(paths: &[PathBuf], limit: MemoryLimit) -> Result<(), Failure> {
+fn check(paths: &[PathBuf], limit: MemoryLimit, input_limit: InputLimit) -> Result<(), Failure> {
     let mut first_code = None;
     let mut n_bad = 0;
     for path in paths {
         let mut code = None;
         let mut loaded_inputs = Vec::new();
-        match load(path) {
+        match load(path, input_limit) {
             Ok(s) => {
                 loaded_inputs = s.input_files();
                 let est = estimate(&s);

@@ -1,7 +1,9 @@
 //! Property-based fuzzing of the scenario parsers and validators (rigid body / multibody,
 //! beam, beam inverse, and `io::load::load_text` that wraps them): mutated versions of the
 //! real example scenarios (the corpus, every file under `examples/`) must give `Ok` or a typed
-//! error, never a panic, and no error may be empty.
+//! error, never a panic, and no error may be empty. The trajectory CSV reader gets the same
+//! treatment (mutated valid files and arbitrary bytes), and whatever it accepts must give a
+//! finite spline.
 //!
 //! The number of cases is `STMECH_FUZZ_CASES` (default 3000, a few seconds in CI); the issue's
 //! long run used 10⁵ (see `docs/verification.md`).
@@ -176,5 +178,166 @@ proptest! {
         for msg in messages.into_iter().flatten() {
             prop_assert!(!msg.trim().is_empty(), "empty error message");
         }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// The trajectory CSV reader (issue 13): arbitrary bytes and mutated valid files.
+
+use stmech::inverse::trajectory::{CsvTrajectory, RestToRestArc, TipTrajectory};
+
+/// Valid CSV files: the arc of Example 3.2 (full precision, 9 digits), a ramp with a kink,
+/// and a file with a byte-order mark, comments and a capitalised header.
+fn csv_corpus() -> Vec<String> {
+    let arc = RestToRestArc::example_3_2();
+    let rows = |n: usize, f: &dyn Fn(f64) -> String| {
+        let mut s = String::from("t,x,y,theta\n");
+        for k in 0..=n {
+            let t = 6.0 * k as f64 / n as f64;
+            s.push_str(&format!("{t},{}\n", f(t)));
+        }
+        s
+    };
+    let full = rows(200, &|t| {
+        let p = arc.pose(t);
+        format!("{},{},{}", p[0], p[1], p[2])
+    });
+    let nine = rows(200, &|t| {
+        let p = arc.pose(t);
+        format!("{:.8e},{:.8e},{:.8e}", p[0], p[1], p[2])
+    });
+    let ramp = rows(100, &|t| format!("{},0,0", 1.0 + 0.1 * (t - 2.0).max(0.0)));
+    let fancy = format!(
+        "\u{feff}# a comment\nTIME,X,Y,THETA\n{}",
+        full.lines().skip(1).collect::<Vec<_>>().join("\n")
+    );
+    vec![full, nine, ramp, fancy]
+}
+
+/// Cell replacements that stress the reader.
+const CELLS: &[&str] = &[
+    "",
+    "nan",
+    "inf",
+    "-inf",
+    "1e308",
+    "-1e308",
+    "1e-320",
+    "1e999",
+    "0",
+    "-0",
+    "x",
+    "1,2",
+    "9999999999999999999999999999999",
+    "0x10",
+    "+",
+    ".",
+    "1e",
+    "٣",
+    "\"1\"",
+    " 1 ",
+];
+
+#[derive(Debug, Clone)]
+enum CsvMutation {
+    Cell(usize, usize, usize),
+    DeleteRow(usize),
+    DuplicateRow(usize),
+    SwapRows(usize, usize),
+    InsertByte(usize, u8),
+    Truncate(usize),
+}
+
+fn csv_mutation() -> impl Strategy<Value = CsvMutation> {
+    prop_oneof![
+        4 => (any::<usize>(), 0..4usize, 0..CELLS.len()).prop_map(|(r, c, v)| CsvMutation::Cell(r, c, v)),
+        2 => any::<usize>().prop_map(CsvMutation::DeleteRow),
+        1 => any::<usize>().prop_map(CsvMutation::DuplicateRow),
+        1 => (any::<usize>(), any::<usize>()).prop_map(|(i, j)| CsvMutation::SwapRows(i, j)),
+        1 => (any::<usize>(), any::<u8>()).prop_map(|(i, b)| CsvMutation::InsertByte(i, b)),
+        1 => any::<usize>().prop_map(CsvMutation::Truncate),
+    ]
+}
+
+fn apply_csv(text: &str, m: &CsvMutation) -> String {
+    let mut rows: Vec<String> = text.lines().map(str::to_owned).collect();
+    let n = rows.len().max(1);
+    match *m {
+        CsvMutation::Cell(r, c, v) if !rows.is_empty() => {
+            let mut cells: Vec<String> = rows[r % n].split(',').map(str::to_owned).collect();
+            let k = c % cells.len().max(1);
+            if let Some(cell) = cells.get_mut(k) {
+                *cell = CELLS[v].to_owned();
+            }
+            rows[r % n] = cells.join(",");
+        }
+        CsvMutation::DeleteRow(r) if !rows.is_empty() => {
+            rows.remove(r % n);
+        }
+        CsvMutation::DuplicateRow(r) if !rows.is_empty() => {
+            let row = rows[r % n].clone();
+            rows.insert(r % n, row);
+        }
+        CsvMutation::SwapRows(i, j) if !rows.is_empty() => rows.swap(i % n, j % n),
+        CsvMutation::InsertByte(i, b) => {
+            let mut bytes = text.as_bytes().to_vec();
+            bytes.insert(i % (bytes.len() + 1), b);
+            return String::from_utf8_lossy(&bytes).into_owned();
+        }
+        CsvMutation::Truncate(i) => {
+            let mut at = i % (text.len() + 1);
+            while !text.is_char_boundary(at) {
+                at -= 1;
+            }
+            return text[..at].to_owned();
+        }
+        _ => {}
+    }
+    rows.join("\n")
+}
+
+/// Whatever the reader accepts is usable: the checks run without a panic and the spline is
+/// finite everywhere (inside, at and beyond the samples).
+fn exercise(text: &str) -> Result<(), TestCaseError> {
+    match CsvTrajectory::from_csv_str(text, "fuzz.csv") {
+        Err(e) => prop_assert!(!e.to_string().trim().is_empty(), "empty error message"),
+        Ok(c) => {
+            let (a, b) = c.time_range();
+            for order in [1, 2] {
+                let _ = c.check(a, b, c.pose(a), order);
+                let _ = c.check(0.0, 6.0, [1.0, 0.0, 0.0], order);
+            }
+            let _ = c.motion_interval();
+            for k in 0..=20 {
+                let t = a - 1.0 + (b - a + 2.0) * k as f64 / 20.0;
+                let v = [c.pose(t), c.velocity(t), c.acceleration(t)];
+                prop_assert!(
+                    v.iter().flatten().all(|x| x.is_finite()),
+                    "non-finite spline at t = {t}: {v:?}"
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: cases(), failure_persistence: None, ..ProptestConfig::default() })]
+
+    /// Mutated valid trajectory CSV files never panic the reader or its checks.
+    #[test]
+    fn mutated_trajectory_csv_never_panics(file in any::<usize>(), ms in prop::collection::vec(csv_mutation(), 1..6)) {
+        let corpus = csv_corpus();
+        let mut text = corpus[file % corpus.len()].clone();
+        for m in &ms {
+            text = apply_csv(&text, m);
+        }
+        exercise(&text)?;
+    }
+
+    /// Arbitrary bytes never panic the reader.
+    #[test]
+    fn arbitrary_bytes_as_trajectory_csv_never_panic(bytes in prop::collection::vec(any::<u8>(), 0..2000)) {
+        exercise(&String::from_utf8_lossy(&bytes))?;
     }
 }

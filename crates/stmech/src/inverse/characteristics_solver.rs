@@ -130,6 +130,27 @@ fn bad(field: &str, message: String) -> InverseError {
     })
 }
 
+/// Fewest time elements the method of characteristics works with (its cubic interpolation
+/// in time needs four nodes).
+pub const MIN_TIME_ELEMENTS: usize = 3;
+
+/// Checks the mesh counts for the method of characteristics: at least one space and
+/// [`MIN_TIME_ELEMENTS`] time elements. Exposed for scenario validation (the same message).
+pub fn check_mesh(mesh: &SpaceTimeMesh) -> Result<(), InverseError> {
+    if mesh.elements_s == 0 || mesh.elements_t < MIN_TIME_ELEMENTS {
+        return Err(bad(
+            "mesh",
+            format!(
+                "the method of characteristics needs at least 1 space and {MIN_TIME_ELEMENTS} \
+                 time elements, got {} × {}; use more time elements (mesh.elements_t, or \
+                 mesh.resolution)",
+                mesh.elements_s, mesh.elements_t
+            ),
+        ));
+    }
+    Ok(())
+}
+
 /// Checks that the tip rests on `[t_start, t_start + L/c_min]` (pre-actuation inside the time
 /// domain). Exposed for scenario validation.
 pub fn check_pre_actuation(
@@ -152,7 +173,7 @@ pub fn check_pre_actuation(
         let dev = (0..3).fold(0.0f64, |m, c| m.max((g[c] - g0[c]).abs()));
         if dev > 1e-9 * scale {
             return Err(TrajectoryError::Data {
-                path: format!("{trajectory:?}").chars().take(60).collect(),
+                path: "of the tip".into(),
                 message: format!(
                     "the tip moves at t = {t:.4} s (by {dev:.2e}), less than L/c_min = {delay:.4} s \
                      after time.start = {t_start} s. The actuation must start L/c_min before \
@@ -352,16 +373,7 @@ pub fn solve_characteristics(
             ),
         ));
     }
-    if mesh.elements_s == 0 || mesh.elements_t < 3 {
-        return Err(bad(
-            "mesh",
-            format!(
-                "the method of characteristics needs at least 1 space and 3 time elements, got \
-                 {} × {}",
-                mesh.elements_s, mesh.elements_t
-            ),
-        ));
-    }
+    check_mesh(mesh)?;
     if !(settings.tolerance.is_finite() && settings.tolerance > 0.0 && settings.max_iterations > 0)
     {
         return Err(bad(
@@ -370,18 +382,7 @@ pub fn solve_characteristics(
         ));
     }
     let tip0 = beam.initial_pose(beam.length);
-    let g0 = trajectory.pose(mesh.t_start);
-    let dev = (0..3).fold(0.0f64, |m, c| m.max((g0[c] - tip0[c]).abs()));
-    if dev > 1e-9 * (1.0 + beam.length) {
-        return Err(TrajectoryError::Data {
-            path: format!("{trajectory:?}").chars().take(60).collect(),
-            message: format!(
-                "γ(t_start) = {g0:?} is not the tip's initial pose {tip0:?}; the servo \
-                 constraint would demand a jump"
-            ),
-        }
-        .into());
-    }
+    super::trajectory::check_start_pose(trajectory, mesh.t_start, tip0, beam.length)?;
     check_pre_actuation(beam, mesh.t_start, trajectory)?;
 
     let ns = mesh.elements_s;

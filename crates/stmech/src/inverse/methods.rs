@@ -5,7 +5,7 @@
 //! problems of interest (see its docs).
 
 use super::characteristics_solver::{
-    CharacteristicsSettings, MarchReport, check_pre_actuation, solve_characteristics,
+    CharacteristicsSettings, MarchReport, check_mesh, check_pre_actuation, solve_characteristics,
 };
 use super::solver::{
     BeamModel, InverseError, NewtonSettings, NewtonStart, SpaceTimeMesh, SpaceTimeSolution,
@@ -49,7 +49,7 @@ impl InverseMethod {
     }
 
     /// Checks that only this method makes, before solving: the sideways CFL condition of the
-    /// space-time FEM, or the pre-actuation room of the characteristics.
+    /// space-time FEM, or the mesh counts and the pre-actuation room of the characteristics.
     pub fn check(
         self,
         beam: &BeamModel,
@@ -68,8 +68,11 @@ impl InverseMethod {
                 )?;
                 Ok(())
             }
-            Self::Characteristics => check_pre_actuation(beam, mesh.t_start, trajectory)
-                .map_err(|e: TrajectoryError| e.into()),
+            Self::Characteristics => {
+                check_mesh(mesh)?;
+                check_pre_actuation(beam, mesh.t_start, trajectory)
+                    .map_err(|e: TrajectoryError| e.into())
+            }
         }
     }
 }

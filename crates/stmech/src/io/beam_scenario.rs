@@ -589,6 +589,16 @@ impl BeamScenario {
                             issues.push("dynamic.step", format!("must be > 0 s (got {})", d.step));
                         } else if d.end / d.step > 1e7 {
                             issues.push("dynamic.step", "more than 1e7 steps; use a larger step");
+                        } else if d.step < crate::io::scenario::MIN_STEP {
+                            issues.push(
+                                "dynamic.step",
+                                format!(
+                                    "{:e} s is too small to compute with (the least is {:e} s); \
+                                     use a longer dynamic.end and a larger step",
+                                    d.step,
+                                    crate::io::scenario::MIN_STEP
+                                ),
+                            );
                         }
                         BeamAnalysis::Dynamic {
                             end: d.end,
@@ -655,10 +665,7 @@ impl BeamScenario {
 
     /// Reads and validates a file.
     pub fn from_path(path: &Path) -> Result<Self, ScenarioError> {
-        let text = std::fs::read_to_string(path).map_err(|source| ScenarioError::Read {
-            path: path.to_owned(),
-            source,
-        })?;
+        let text = ScenarioError::read(path, crate::io::text::InputLimit::default())?;
         Self::from_toml_str(&text, &path.display().to_string())
     }
 }

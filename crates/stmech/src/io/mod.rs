@@ -11,4 +11,5 @@ pub mod inverse_scenario;
 pub mod load;
 pub mod output;
 pub mod scenario;
+pub mod text;
 pub mod vtk;

@@ -153,8 +153,8 @@ impl NewtonSolver {
             // correction reduced the residual by less than 10×): a residual near the floor may
             // still hide a resolvable answer (a tiny load), and quadratic convergence is not
             // cut short while it lasts.
-            let stagnating = rep.residuals.len() >= 2
-                && norm > 0.1 * rep.residuals[rep.residuals.len() - 2];
+            let stagnating =
+                rep.residuals.len() >= 2 && norm > 0.1 * rep.residuals[rep.residuals.len() - 2];
             let floor = if stagnating { rep.residual_floor } else { 0.0 };
             if norm < params.tolerance.max(floor) {
                 return Ok(rep);

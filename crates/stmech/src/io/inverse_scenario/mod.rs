@@ -33,11 +33,13 @@ mod raw;
 mod tests;
 
 use super::scenario::ScenarioError;
+use super::text::InputLimit;
 use crate::beam::section::{ConstitutiveLaw, SectionProperties};
 use crate::error::InputError;
 use crate::inverse::mesh_ratio;
 use crate::inverse::trajectory::{
     CsvTrajectory, RestToRestArc, RestToRestLine, RestToRestProfile, TipTrajectory,
+    TrajectoryError, check_start_pose,
 };
 use crate::inverse::{
     BeamModel, InverseMethod, LinearSolverKind, NewtonSettings, SpaceTimeMesh, TipLaw,
@@ -166,16 +168,24 @@ impl InverseScenario {
 
     /// Reads and validates a file; a CSV trajectory path is relative to the file's folder.
     pub fn from_path(path: &Path) -> Result<Self, ScenarioError> {
-        let text = std::fs::read_to_string(path).map_err(|source| ScenarioError::Read {
-            path: path.to_owned(),
-            source,
-        })?;
+        let text = ScenarioError::read(path, crate::io::text::InputLimit::default())?;
         let dir = path.parent().unwrap_or(Path::new("."));
         Self::from_toml_str(&text, &path.display().to_string(), dir)
     }
 
-    /// Parses and validates text; `base_dir` resolves a relative CSV path.
+    /// Parses and validates text; `base_dir` resolves a relative CSV path, which is read with
+    /// the default size limit.
     pub fn from_toml_str(text: &str, origin: &str, base_dir: &Path) -> Result<Self, ScenarioError> {
+        Self::from_toml_str_limited(text, origin, base_dir, InputLimit::default())
+    }
+
+    /// [`from_toml_str`](Self::from_toml_str) reading a CSV trajectory with at most `limit`.
+    pub fn from_toml_str_limited(
+        text: &str,
+        origin: &str,
+        base_dir: &Path,
+        limit: InputLimit,
+    ) -> Result<Self, ScenarioError> {
         let syntax = |e: toml::de::Error| ScenarioError::Syntax {
             origin: origin.to_owned(),
             source: Box::new(e),
@@ -381,12 +391,26 @@ impl InverseScenario {
                     ),
                 ));
             } else {
-                mesh = Some(SpaceTimeMesh {
+                let m = SpaceTimeMesh {
                     t_start: t0,
                     t_end: t1,
                     elements_s: ns,
                     elements_t: nt,
-                });
+                };
+                if let Some((field, message)) = crate::io::scenario::time_resolution(t0, t1, m.ht())
+                {
+                    issues.push(problem(field, message));
+                }
+                // the solver's own check of its mesh, with its message
+                if method == InverseMethod::Characteristics
+                    && let Err(e) = crate::inverse::characteristics_solver::check_mesh(&m)
+                {
+                    issues.push(match e {
+                        crate::inverse::InverseError::Input(p) => p,
+                        other => problem("mesh", other.to_string()),
+                    });
+                }
+                mesh = Some(m);
             }
         }
         // trajectory
@@ -451,7 +475,7 @@ impl InverseScenario {
             RawTrajectory::Csv { path } => {
                 let full = base_dir.join(path);
                 input_files.push(full.clone());
-                match CsvTrajectory::from_path(&full) {
+                match CsvTrajectory::from_path_limited(&full, limit) {
                     Err(e) => {
                         issues.push(problem("trajectory.path", e.to_string()));
                         None
@@ -473,6 +497,29 @@ impl InverseScenario {
             && length_ok
             && time_ok
         {
+            // the built-in paths start at the tip only if round-off lets them (a centre
+            // 10³⁰⁰ m away does not); a CSV path has its own check above
+            if !matches!(raw.trajectory, RawTrajectory::Csv { .. })
+                && let Err(TrajectoryError::Data { message, .. }) =
+                    check_start_pose(tr.as_ref(), t0, tip0, length)
+            {
+                let (field, hint) = match &raw.trajectory {
+                    RawTrajectory::Arc {
+                        center: Some(c), ..
+                    } => (
+                        "trajectory.center",
+                        format!(
+                            " (the centre ({:e}, {:e}) is {:.3e} m from the tip: round-off moves \
+                             the start of the arc; put the centre nearer the tip)",
+                            c[0],
+                            c[1],
+                            (c[0] - tip0[0]).hypot(c[1] - tip0[1])
+                        ),
+                    ),
+                    _ => ("trajectory", String::new()),
+                };
+                issues.push(problem(field, format!("{message}{hint}")));
+            }
             let room = actuation_room(&section, law, length, (t0, t1), tr.motion_interval());
             let room_ok = room.is_empty();
             issues.extend(room);

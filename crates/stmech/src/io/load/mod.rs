@@ -16,6 +16,7 @@
 //! Each message says what is wrong and how to fix it; the field reference with units,
 //! defaults and ranges is `docs/scenarios.md`.
 
+mod numbers;
 mod paths;
 mod structural;
 mod syntax;
@@ -25,6 +26,7 @@ mod tests;
 use super::beam_scenario::BeamScenario;
 use super::inverse_scenario::InverseScenario;
 use super::scenario::{Scenario, ScenarioError};
+use super::text::{EXCERPT_CHARS, InputLimit, excerpt, shorten_quotes};
 use crate::error::InputError;
 use paths::{Seg, line_of, parse_path, remove_key, render, set_value};
 use std::path::Path;
@@ -80,24 +82,37 @@ impl AnyScenario {
 }
 
 /// Reads a scenario file and validates it with [`load_text`]; a relative CSV trajectory path
-/// is resolved against the file's folder.
+/// is resolved against the file's folder. Every file is read with the default size limit.
 pub fn load_path(path: &Path) -> Result<AnyScenario, ScenarioError> {
-    let text = std::fs::read_to_string(path).map_err(|source| ScenarioError::Read {
-        path: path.to_owned(),
-        source,
-    })?;
+    load_path_limited(path, InputLimit::default())
+}
+
+/// [`load_path`] with a size limit for every input file (`--max-input-size`): the scenario
+/// and a trajectory CSV must be regular files of at most `limit` bytes.
+pub fn load_path_limited(path: &Path, limit: InputLimit) -> Result<AnyScenario, ScenarioError> {
+    let text = ScenarioError::read(path, limit)?;
     let dir = path.parent().unwrap_or(Path::new("."));
-    load_text(&text, &path.display().to_string(), dir)
+    load_text_limited(&text, &path.display().to_string(), dir, limit)
 }
 
 /// Parses and validates scenario text of any problem type; `origin` names it in messages and
 /// `base_dir` resolves relative paths in it. On failure the error is
 /// [`ScenarioError::Located`] with every problem found.
 pub fn load_text(text: &str, origin: &str, base_dir: &Path) -> Result<AnyScenario, ScenarioError> {
+    load_text_limited(text, origin, base_dir, InputLimit::default())
+}
+
+/// [`load_text`] reading the files it names (a trajectory CSV) with at most `limit`.
+pub fn load_text_limited(
+    text: &str,
+    origin: &str,
+    base_dir: &Path,
+    limit: InputLimit,
+) -> Result<AnyScenario, ScenarioError> {
     let located = |found: Vec<Found>| located(text, origin, found);
     let (root, syntax) = DeTable::parse_recoverable(text);
     if !syntax.is_empty() {
-        return Err(located(syntax_problems(text, &syntax)));
+        return Err(located(syntax_problems(text, root.get_ref(), &syntax)));
     }
     let kind = match problem_type(root.get_ref()) {
         Ok(kind) => kind,
@@ -111,16 +126,29 @@ pub fn load_text(text: &str, origin: &str, base_dir: &Path) -> Result<AnyScenari
             ProblemType::Beam => {
                 BeamScenario::from_toml_str(t, origin).map(|s| AnyScenario::Beam(Box::new(s)))
             }
-            ProblemType::BeamInverse => InverseScenario::from_toml_str(t, origin, base_dir)
-                .map(|s| AnyScenario::BeamInverse(Box::new(s))),
+            ProblemType::BeamInverse => {
+                InverseScenario::from_toml_str_limited(t, origin, base_dir, limit)
+                    .map(|s| AnyScenario::BeamInverse(Box::new(s)))
+            }
         }
     };
-    let mut doc: toml::Table = match text.parse() {
+    // numbers too large for their type: a problem each, a placeholder for the other checks
+    let overflows = numbers::overflows(text, root.get_ref());
+    let mut current = numbers::sanitized(text, &overflows);
+    let mut found: Vec<Found> = overflows.into_iter().map(|o| o.found).collect();
+    let mut doc: toml::Table = match current.parse() {
         Ok(t) => t,
-        Err(e) => return Err(syntax_error(origin, e)),
+        Err(e) => {
+            // not expected after the checks above; still located, and never the whole line
+            let line = e.span().map(|s| syntax::line_column(&current, s.start).0);
+            found.push(Found {
+                path: line.and_then(|l| syntax::key_of_line(&current, l)),
+                message: format!("{}; fix this value", e.message()),
+                line,
+            });
+            return Err(located(found));
+        }
     };
-    let mut current = text.to_owned();
-    let mut found: Vec<Found> = Vec::new();
     // keys removed (unknown, wrongly typed) and placeholders inserted for missing keys: the
     // parser's later complaints about them are not the user's problems
     let mut removed: Vec<Vec<Seg>> = Vec::new();
@@ -172,8 +200,11 @@ pub fn load_text(text: &str, origin: &str, base_dir: &Path) -> Result<AnyScenari
             break;
         };
         // Is the parser still unhappy with the placeholder being tried? Then try the next one.
+        // (A field missing *inside* a placeholder table means the table was accepted: the
+        // field gets a placeholder of its own, below, so every missing table is reported.)
         if let Some(t) = trying.as_mut()
             && s.path.starts_with(&t.path)
+            && !(s.missing && s.path.len() > t.path.len())
         {
             let Some(next) = t.next(&s.message) else {
                 break;
@@ -259,13 +290,6 @@ impl Trial {
     }
 }
 
-fn syntax_error(origin: &str, e: toml::de::Error) -> ScenarioError {
-    ScenarioError::Syntax {
-        origin: origin.to_owned(),
-        source: Box::new(e),
-    }
-}
-
 /// One problem on its way to a [`ScenarioError::Located`].
 struct Found {
     path: Option<Vec<Seg>>,
@@ -304,8 +328,8 @@ fn located(text: &str, origin: &str, found: Vec<Found>) -> ScenarioError {
     for (line, f) in found {
         let field = f.path.as_deref().map_or_else(|| "toml".to_owned(), render);
         problems.push(InputError::Invalid {
-            field,
-            message: f.message,
+            field: excerpt(&field, EXCERPT_CHARS),
+            message: shorten_quotes(&f.message),
         });
         lines.push(line);
     }

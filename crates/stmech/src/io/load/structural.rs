@@ -78,10 +78,21 @@ pub(super) fn structural(text: &str, e: &toml::de::Error) -> Option<Structural> 
     while matches!(key.last(), Some(Seg::Index(_))) {
         key.pop();
     }
+    // a count written as a float (`1e30`, `10.0`): say what a count must look like
+    let message = match message
+        .strip_prefix("invalid type: floating point `")
+        .and_then(|r| r.split_once('`'))
+    {
+        Some((value, expected)) if expected.contains("expected i64") => format!(
+            "invalid type: a whole number is expected, got the floating-point number {value}; \
+             write an integer without a decimal point or exponent (e.g. 1000, not 1e3 or 1000.0)"
+        ),
+        _ => format!("{message}{remedy}"),
+    };
     Some(Structural {
         remove: (own_value && !key.is_empty()).then_some(key),
         path,
-        message: format!("{message}{remedy}"),
+        message,
         missing: false,
     })
 }

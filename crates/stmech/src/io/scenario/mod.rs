@@ -18,6 +18,7 @@ mod beams;
 mod bodies;
 mod joints;
 mod raw;
+mod redundancy;
 #[cfg(test)]
 mod tests;
 mod validate;
@@ -25,7 +26,8 @@ mod validate;
 pub use beams::{MAX_BEAM3D_ELEMENTS, MAX_KINK};
 pub use joints::JOINT_CONSISTENCY_TOLERANCE;
 pub use validate::BeamInfo;
-pub(crate) use validate::{Issues, check_finite};
+pub(crate) use validate::{Issues, check_finite, time_resolution};
+pub use validate::{MIN_RELATIVE_STEP, MIN_STEP};
 
 use crate::error::InputError;
 use crate::model::MultibodySystem;
@@ -96,6 +98,29 @@ pub enum ScenarioError {
 }
 
 impl ScenarioError {
+    /// Reads a scenario file with [`read_text`](crate::io::text::read_text) (a regular file of
+    /// at most `limit` bytes, UTF-8), as a [`Read`](Self::Read) error if that fails.
+    pub fn read(path: &Path, limit: crate::io::text::InputLimit) -> Result<String, Self> {
+        crate::io::text::read_text(path, limit).map_err(|source| Self::Read {
+            path: path.to_owned(),
+            source,
+        })
+    }
+
+    /// Whether the file could not be read because of what it is or holds (not a regular
+    /// file, too large, not UTF-8): an input error, not an I/O failure.
+    pub fn is_input(&self) -> bool {
+        match self {
+            Self::Read { source, .. } => matches!(
+                source.kind(),
+                std::io::ErrorKind::InvalidData
+                    | std::io::ErrorKind::InvalidInput
+                    | std::io::ErrorKind::FileTooLarge
+            ),
+            _ => true,
+        }
+    }
+
     /// The individual problems of an [`Invalid`](Self::Invalid) or
     /// [`Located`](Self::Located) scenario (empty otherwise).
     pub fn problems(&self) -> &[InputError] {
@@ -106,9 +131,13 @@ impl ScenarioError {
     }
 }
 
+/// Most problems a report lists; the rest are counted (a file that is not TOML at all, such
+/// as a CSV given as the scenario, would otherwise list every line).
+pub const MAX_LISTED_PROBLEMS: usize = 50;
+
 fn located_list(problems: &[InputError], lines: &[Option<usize>]) -> String {
     let mut s = String::new();
-    for (k, p) in problems.iter().enumerate() {
+    for (k, p) in problems.iter().enumerate().take(MAX_LISTED_PROBLEMS) {
         match lines.get(k).copied().flatten() {
             Some(line) => {
                 let _ = write!(s, "\n  - line {line}: {p}");
@@ -118,15 +147,29 @@ fn located_list(problems: &[InputError], lines: &[Option<usize>]) -> String {
             }
         }
     }
+    s.push_str(&unlisted(problems.len()));
     s
 }
 
 fn bullet_list(problems: &[InputError]) -> String {
     let mut s = String::new();
-    for p in problems {
+    for p in problems.iter().take(MAX_LISTED_PROBLEMS) {
         let _ = write!(s, "\n  - {p}");
     }
+    s.push_str(&unlisted(problems.len()));
     s
+}
+
+/// The line that counts the problems beyond [`MAX_LISTED_PROBLEMS`].
+fn unlisted(n: usize) -> String {
+    if n > MAX_LISTED_PROBLEMS {
+        format!(
+            "\n  - … and {} more problems (fix the ones above first; is this a scenario file?)",
+            n - MAX_LISTED_PROBLEMS
+        )
+    } else {
+        String::new()
+    }
 }
 
 /// A validated scenario, ready to simulate.
@@ -201,10 +244,7 @@ impl Scenario {
 
     /// Reads and validates a scenario file.
     pub fn from_path(path: &Path) -> Result<Self, ScenarioError> {
-        let text = std::fs::read_to_string(path).map_err(|source| ScenarioError::Read {
-            path: path.to_owned(),
-            source,
-        })?;
+        let text = ScenarioError::read(path, crate::io::text::InputLimit::default())?;
         Self::from_toml_str(&text, &path.display().to_string())
     }
 

@@ -25,7 +25,7 @@ pub(super) struct RawScenario {
     pub(super) output: Option<RawOutput>,
 }
 
-#[derive(Deserialize, Clone, Copy, PartialEq, Eq, Debug)]
+#[derive(Deserialize, Clone, Copy, PartialEq, Eq, Hash, Debug)]
 #[serde(rename_all = "kebab-case")]
 pub(super) enum RawJointKind {
     Spherical,

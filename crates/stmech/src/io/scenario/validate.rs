@@ -143,6 +143,15 @@ pub(super) fn validate(raw: RawScenario, issues: &mut Issues) -> Option<Built> {
             ),
             Some(m) => method = validate_method(m, duration, issues),
         }
+        if let Some(m) = &method {
+            let node_spacing = match m {
+                Method::SpaceTime(p) => p.element_size(t_start, t_end) / p.order as f64,
+                Method::TimeStepping { step, .. } => *step,
+            };
+            if let Some((field, message)) = time_resolution(t_start, t_end, node_spacing) {
+                issues.push(field, message);
+            }
+        }
     }
     let bodies = validate_bodies(&raw.bodies, issues);
     if raw.bodies.is_empty() && raw.beams.is_empty() {
@@ -218,25 +227,29 @@ pub(super) fn validate(raw: RawScenario, issues: &mut Issues) -> Option<Built> {
         constraints.push(c);
     }
     match MultibodySystem::with_deformables(bodies, deformables, loads, constraints) {
-        Ok(system) => Some(Built {
-            system,
-            n_loads,
-            constraint_labels,
-            t_start,
-            t_end,
-            method: method.or(if is_static {
-                Some(Method::TimeStepping {
-                    scheme: ThetaScheme::MIDPOINT,
-                    step: 1.0,
-                })
-            } else {
-                None
-            })?,
-            statics,
-            newton,
-            plots,
-            beams: infos,
-        }),
+        Ok(system) => {
+            super::redundancy::check(&system, &raw.joints, issues);
+            issues.0.is_empty().then_some(())?;
+            Some(Built {
+                system,
+                n_loads,
+                constraint_labels,
+                t_start,
+                t_end,
+                method: method.or(if is_static {
+                    Some(Method::TimeStepping {
+                        scheme: ThetaScheme::MIDPOINT,
+                        step: 1.0,
+                    })
+                } else {
+                    None
+                })?,
+                statics,
+                newton,
+                plots,
+                beams: infos,
+            })
+        }
         Err(e) => {
             issues.0.push(InputError::System(e));
             None
@@ -286,6 +299,52 @@ fn validate_statics(s: Option<&RawStatics>, issues: &mut Issues) -> StaticParams
         p.time = t;
     }
     p
+}
+
+/// Smallest time step accepted relative to the magnitude of the times (`2⁻⁴⁰ ≈ 10⁻¹²`: the
+/// time of a node then carries the step to better than `10⁻⁴`).
+pub const MIN_RELATIVE_STEP: f64 = 1e-12;
+
+/// Smallest time step accepted at all (s): below it powers and inverses of the step leave the
+/// range of `f64`.
+pub const MIN_STEP: f64 = 1e-150;
+
+/// A time grid on `[t_start, t_end]` with nodes `spacing` apart that round-off cannot carry:
+/// the field to blame and the message. Shared by the scenario parsers.
+pub(crate) fn time_resolution(
+    t_start: f64,
+    t_end: f64,
+    spacing: f64,
+) -> Option<(&'static str, String)> {
+    let scale = t_start.abs().max(t_end.abs());
+    if !(spacing.is_finite() && scale.is_finite() && spacing > 0.0 && t_end > t_start) {
+        return None; // reported elsewhere
+    }
+    if spacing < MIN_STEP {
+        return Some((
+            "time.end",
+            format!(
+                "the time step {spacing:e} s (time.end − time.start = {:e} s over the time \
+                 nodes) is too small to compute with (the least is {MIN_STEP:e} s); use a \
+                 longer time interval or fewer time elements or steps",
+                t_end - t_start
+            ),
+        ));
+    }
+    if spacing < MIN_RELATIVE_STEP * scale {
+        return Some((
+            "time.start",
+            format!(
+                "the time step {spacing:.3e} s is lost in the round-off of the times themselves \
+                 (t ≈ {scale:.3e} s is only resolved to {:.1e} s): the time nodes would not \
+                 advance. Shift the time interval towards 0 (e.g. start = 0, end = {:e}), or \
+                 use fewer time elements or steps",
+                scale * f64::EPSILON,
+                t_end - t_start
+            ),
+        ));
+    }
+    None
 }
 
 fn validate_method(m: &RawMethod, duration: Option<f64>, issues: &mut Issues) -> Option<Method> {

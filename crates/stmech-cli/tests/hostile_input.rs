@@ -1,0 +1,474 @@
+//! Issue 13, the cases of hostile input, each through the real binary: messages that report
+//! every problem (every missing table, numbers too large for their type, a 10 MB line,
+//! duplicated tables, deep dotted keys); `check` and `run` refusing the same files with the
+//! same message (a duplicated joint, a time grid lost in round-off, one time element for the
+//! characteristics, an absurd centre); trajectory CSV files with a byte-order mark, any
+//! letter case in the header, from a device or a FIFO, too large; a full disk while a run
+//! writes its results.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn example(rel: &str) -> String {
+    let path: PathBuf = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../examples")
+        .join(rel);
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// `text` with the first `from` replaced by `to`; `from` must occur.
+fn edit(text: &str, from: &str, to: &str) -> String {
+    assert!(
+        text.contains(from),
+        "the example no longer contains {from:?}: update the test"
+    );
+    text.replacen(from, to, 1)
+}
+
+fn stmech(dir: &Path, args: &[&str]) -> (Output, String) {
+    let output = Command::new(env!("CARGO_BIN_EXE_stmech"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("the stmech binary runs");
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    (output, stderr)
+}
+
+/// `stmech check s.toml` on `text`: exit code and stderr.
+fn check(text: &str) -> (Option<i32>, String) {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("s.toml"), text).unwrap();
+    let (o, e) = stmech(dir.path(), &["check", "s.toml"]);
+    (o.status.code(), e)
+}
+
+/// The problem lines (`  - line N: field: ...`) of a report.
+fn problems(stderr: &str) -> Vec<&str> {
+    stderr.lines().filter(|l| l.starts_with("  - ")).collect()
+}
+
+/// Both `check` and `run` refuse `text` (in `dir`, as `s.toml`) with exit code 2 and the same
+/// problem line, which starts with `prefix` (`line N: field`); `run` writes nothing.
+fn refused_by_both_in(dir: &Path, text: &str, prefix: &str) -> String {
+    std::fs::write(dir.join("s.toml"), text).unwrap();
+    let (c, check_err) = stmech(dir, &["check", "s.toml"]);
+    assert_eq!(c.status.code(), Some(2), "check:\n{check_err}");
+    let (r, run_err) = stmech(dir, &["run", "s.toml", "--out", "o", "--no-plots"]);
+    assert_eq!(r.status.code(), Some(2), "run:\n{run_err}");
+    assert!(!dir.join("o").exists() && !dir.join("o.failed").exists());
+    let line = |s: &str| {
+        s.lines()
+            .find(|l| l.starts_with(&format!("  - {prefix}")))
+            .unwrap_or_else(|| panic!("no problem `{prefix}` in:\n{s}"))
+            .to_owned()
+    };
+    let (a, b) = (line(&check_err), line(&run_err));
+    assert_eq!(a, b, "check and run disagree");
+    a
+}
+
+fn refused_by_both(text: &str, prefix: &str) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    refused_by_both_in(dir.path(), text, prefix)
+}
+
+fn rigid() -> String {
+    example("rigid_body/02_rectangular_torque.toml")
+}
+
+/// 1-based line of the first line of `text` containing `needle`.
+fn line_of(text: &str, needle: &str) -> usize {
+    text.lines()
+        .position(|l| l.contains(needle))
+        .unwrap_or_else(|| panic!("{needle:?} not in the scenario"))
+        + 1
+}
+
+// ---------------------------------------------------------------------------------------
+// Messages
+
+#[test]
+fn every_missing_table_is_reported() {
+    let text = rigid();
+    let i = text.find("[time]").unwrap();
+    let j = text.find("[newton]").unwrap();
+    let text = format!("{}{}", &text[..i], &text[j..]);
+    let (code, e) = check(&text);
+    assert_eq!(code, Some(2), "{e}");
+    let p = problems(&e);
+    assert!(p.iter().any(|l| l.starts_with("  - time: required")), "{e}");
+    assert!(
+        p.iter().any(|l| l.starts_with("  - method: required")),
+        "{e}"
+    );
+    assert_eq!(p.len(), 2, "{e}");
+}
+
+#[test]
+fn an_overflowing_number_names_its_field_and_hides_nothing() {
+    let text = edit(
+        &rigid(),
+        "elements_per_block = 50",
+        "elements_per_block = 99999999999999999999",
+    );
+    let text = edit(&text, "density = 1.5", "density = -1.5");
+    let text = edit(&text, "end = 4.0", "end = 1e999");
+    let (code, e) = check(&text);
+    assert_eq!(code, Some(2), "{e}");
+    let p = problems(&e);
+    let epb = line_of(&text, "elements_per_block = 9");
+    assert!(
+        p.iter().any(|l| l.starts_with(&format!(
+            "  - line {epb}: method.elements_per_block: the integer 99999999999999999999 does not fit in 64 bits"
+        ))),
+        "{e}"
+    );
+    let end = line_of(&text, "end = 1e999");
+    assert!(
+        p.iter()
+            .any(|l| l.starts_with(&format!("  - line {end}: time.end: the number 1e999"))),
+        "{e}"
+    );
+    assert!(
+        p.iter()
+            .any(|l| l.contains("bodies[0].box.density: must be positive")),
+        "{e}"
+    );
+    assert!(!e.contains("TOML parse error"), "{e}");
+}
+
+#[test]
+fn a_ten_megabyte_line_is_quoted_as_a_truncated_excerpt() {
+    let long = "x".repeat(10_000_000);
+    let text = edit(&rigid(), "name = \"box\"", &format!("name = \"{long},\""));
+    let text = edit(
+        &text,
+        "kind = \"torque\"",
+        &format!("kind = \"{}\"", &long[..100_000]),
+    );
+    let (code, e) = check(&text);
+    assert_eq!(code, Some(2));
+    assert!(e.len() < 4_000, "{} bytes of messages", e.len());
+    assert!(e.contains("(truncated: 10000001 characters in all)"), "{e}");
+    assert!(e.contains("(truncated: 100000 characters in all)"), "{e}");
+    // a long number in a trajectory CSV row
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("tip.csv"),
+        format!("t,x,y,theta\n0,1,0,0\n1,{long},0,0\n"),
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("s.toml"), csv_scenario("tip.csv", "")).unwrap();
+    let (_, e) = stmech(dir.path(), &["check", "s.toml"]);
+    assert!(
+        e.len() < 4_000 && e.contains("truncated"),
+        "{} bytes",
+        e.len()
+    );
+}
+
+#[test]
+fn a_duplicated_table_header_is_reported_as_such_at_its_line() {
+    let text = format!("{}\n[time]\nstart = 0.0\nend = 4.0\n", rigid());
+    let (code, e) = check(&text);
+    assert_eq!(code, Some(2));
+    let second = text.lines().count() - 2;
+    let first = line_of(&text, "[time]");
+    assert_eq!(problems(&e).len(), 1, "{e}");
+    assert!(
+        e.contains(&format!(
+            "  - line {second}: time: the table [time] is defined twice (first at line {first})"
+        )),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_deep_dotted_key_is_reported_at_its_line() {
+    let text = edit(
+        &rigid(),
+        "box = { edges = [2.0, 1.0, 1.0], density = 1.5, reference_offset = [0.0, 0.0, 0.0] }",
+        "box.edges = [2.0, 1.0, 1.0]\n\nbox.density = 1.5\nbox.colour.of.the.box = 1",
+    );
+    let (code, e) = check(&text);
+    assert_eq!(code, Some(2));
+    let line = line_of(&text, "box.colour");
+    assert!(
+        e.contains(&format!(
+            "  - line {line}: bodies[0].box.colour: unknown field"
+        )),
+        "{e}"
+    );
+    let text = format!("a.b.c.d = 1\n{}", rigid());
+    let (_, e) = check(&text);
+    assert!(e.contains("  - line 1: a: unknown field"), "{e}");
+}
+
+// ---------------------------------------------------------------------------------------
+// check and run agree
+
+#[test]
+fn a_duplicated_joint_is_refused_by_check_and_run() {
+    let text = example("multibody/01_double_pendulum.toml");
+    let i = text.find("[[joints]]").unwrap();
+    let j = i + 1 + text[i + 1..].find("[[joints]]").unwrap();
+    let rod1 = edit(&text[i..j], "name = \"rod1\"", "name = \"rod1_again\"");
+    let text = format!("{text}\n{rod1}");
+    let line = text
+        .rfind("[[joints]]")
+        .map(|k| text[..k].lines().count() + 1);
+    let m = refused_by_both(&text, &format!("line {}: joints[2]:", line.unwrap()));
+    assert!(
+        m.contains("the same joint as joints[0]") && m.contains("remove one"),
+        "{m}"
+    );
+    // a joint that repeats another's constraint under another kind: the rank test
+    let sph = edit(&rod1, "kind = \"distance\"", "kind = \"spherical\"");
+    let sph = edit(
+        &sph,
+        "point_b = [0.0, 0.0, 0.0]",
+        "point_b = [2.8284271247461903, 0.0, 2.8284271247461903]",
+    );
+    let pendulum = example("multibody/01_double_pendulum.toml");
+    let m = refused_by_both(&format!("{pendulum}\n{sph}"), "line");
+    assert!(m.contains("joints[2]") && m.contains("depend"), "{m}");
+}
+
+#[test]
+fn a_time_grid_lost_in_round_off_is_refused_by_check_and_run() {
+    let text = edit(&rigid(), "start = 0.0", "start = 1e16");
+    let text = edit(&text, "end = 4.0", "end = 10000000000000004.0");
+    let m = refused_by_both(
+        &text,
+        &format!("line {}: time.start:", line_of(&text, "start = 1e16")),
+    );
+    assert!(m.contains("round-off") && m.contains("start = 0"), "{m}");
+    let text = edit(&rigid(), "end = 4.0", "end = 1e-300");
+    let m = refused_by_both(
+        &text,
+        &format!("line {}: time.end:", line_of(&text, "end = 1e-300")),
+    );
+    assert!(m.contains("too small to compute with"), "{m}");
+    let midpoint = example("rigid_body/04_midpoint_rectangular.toml");
+    let text = edit(&midpoint, "start = 0.0", "start = 1e16");
+    let text = edit(&text, "end = 4.0", "end = 10000000000000004.0");
+    let text = edit(&text, "step = 1e-3", "step = 0.1");
+    refused_by_both(
+        &text,
+        &format!("line {}: time.start:", line_of(&text, "start = 1e16")),
+    );
+}
+
+#[test]
+fn too_few_time_elements_for_the_characteristics_are_refused_by_check_and_run() {
+    for nt in [1, 2] {
+        let text = edit(
+            &example("beam_inverse/example_3_2_characteristics.toml"),
+            "resolution = 20",
+            &format!("elements_s = 4\nelements_t = {nt}"),
+        );
+        let m = refused_by_both(&text, &format!("line {}: mesh:", line_of(&text, "[mesh]")));
+        assert!(m.contains("at least 1 space and 3 time elements"), "{m}");
+    }
+}
+
+#[test]
+fn an_absurd_centre_is_refused_by_check_and_run_without_a_debug_dump() {
+    for example_file in ["example_3_2.toml", "example_3_2_characteristics.toml"] {
+        let text = edit(
+            &example(&format!("beam_inverse/{example_file}")),
+            "duration = 2.0",
+            "duration = 2.0\ncenter = [1e300, 1e300]",
+        );
+        let m = refused_by_both(
+            &text,
+            &format!("line {}: trajectory.center:", line_of(&text, "center")),
+        );
+        assert!(
+            m.contains("is not the tip's initial pose") && m.contains("nearer the tip"),
+            "{m}"
+        );
+        assert!(!m.contains("RestToRest") && !m.contains('{'), "{m}");
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Trajectory CSV files and input files in general
+
+/// Example 3.2 with `[trajectory]` replaced by a CSV path (and `extra` after `[beam]`).
+fn csv_scenario(path: &str, extra: &str) -> String {
+    let s = example("beam_inverse/example_3_2.toml");
+    let i = s.find("[trajectory]").unwrap();
+    let j = i + s[i..].find("\n[").unwrap();
+    let s = format!(
+        "{}[trajectory]\nkind = \"csv\"\npath = \"{path}\"\n{}",
+        &s[..i],
+        &s[j..]
+    );
+    edit(&s, "[beam]\n", &format!("[beam]\n{extra}"))
+}
+
+/// Rows of the rest-to-rest arc of Example 3.2 on [0, 6] s, written at full precision.
+fn arc_rows(header: &str, n: usize) -> String {
+    use stmech_example::arc_pose;
+    let mut s = format!("{header}\n");
+    for k in 0..=n {
+        let t = 6.0 * k as f64 / n as f64;
+        let p = arc_pose(t);
+        s.push_str(&format!("{t},{},{},{}\n", p[0], p[1], p[2]));
+    }
+    s
+}
+
+/// The pose of [I] Example 3.2 (Eq. 35 corrected), computed here independently of stmech.
+mod stmech_example {
+    pub fn arc_pose(t: f64) -> [f64; 3] {
+        use std::f64::consts::PI;
+        let tau = ((t - 2.0) / 2.0).clamp(0.0, 1.0);
+        let u = 0.5 * (1.0 - (PI * tau).cos());
+        let sigma = 0.5 * (1.0 - (PI * u).cos());
+        let phi = 0.5 * PI * sigma;
+        [phi.cos(), phi.sin(), phi]
+    }
+}
+
+#[test]
+fn a_csv_with_a_byte_order_mark_and_a_capitalised_header_is_accepted() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("tip.csv"),
+        format!("\u{feff}{}", arc_rows("Time,X,Y,THETA", 1000)),
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("s.toml"), csv_scenario("tip.csv", "")).unwrap();
+    let (o, e) = stmech(dir.path(), &["check", "s.toml"]);
+    assert_eq!(o.status.code(), Some(0), "{e}");
+}
+
+/// The issue's smoothness case: 10⁵ rows of the built-in arc, for a free end and with a tip
+/// mass (which needs a continuous acceleration), are smooth.
+#[test]
+fn a_densely_sampled_smooth_path_is_accepted() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("tip.csv"), arc_rows("t,x,y,theta", 100_000)).unwrap();
+    for extra in ["", "tip = { mass = 0.1, inertia = 0.01 }\n"] {
+        std::fs::write(dir.path().join("s.toml"), csv_scenario("tip.csv", extra)).unwrap();
+        let (o, e) = stmech(dir.path(), &["check", "s.toml"]);
+        assert_eq!(o.status.code(), Some(0), "{extra}: {e}");
+    }
+}
+
+#[test]
+fn a_trajectory_from_a_device_a_fifo_or_a_directory_is_refused_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    assert!(
+        Command::new("mkfifo")
+            .arg(d.join("fifo.csv"))
+            .status()
+            .unwrap()
+            .success(),
+        "mkfifo"
+    );
+    std::fs::create_dir(d.join("folder.csv")).unwrap();
+    for (path, what) in [
+        ("/dev/zero", "a character device"),
+        ("fifo.csv", "a FIFO"),
+        ("folder.csv", "a directory"),
+    ] {
+        let m = refused_by_both_in(d, &csv_scenario(path, ""), "line");
+        assert!(
+            m.contains("trajectory.path") && m.contains(path) && m.contains(what),
+            "{m}"
+        );
+        assert!(
+            m.contains("not a regular file") && m.contains("save the data to a file"),
+            "{m}"
+        );
+    }
+    // the scenario itself: exit 2, nothing read
+    for path in ["/dev/zero", "fifo.csv"] {
+        for cmd in ["check", "run"] {
+            let (o, e) = stmech(d, &[cmd, path]);
+            assert_eq!(o.status.code(), Some(2), "{cmd} {path}: {e}");
+            assert!(e.contains("not a regular file") && e.contains(path), "{e}");
+        }
+    }
+}
+
+#[test]
+fn an_input_file_above_the_size_limit_is_refused_with_the_fix() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let rows = arc_rows("t,x,y,theta", 40_000);
+    assert!(
+        (1 << 20..2 << 20).contains(&rows.len()),
+        "{} bytes",
+        rows.len()
+    );
+    std::fs::write(d.join("tip.csv"), &rows).unwrap();
+    std::fs::write(d.join("s.toml"), csv_scenario("tip.csv", "")).unwrap();
+    let (o, e) = stmech(d, &["check", "s.toml", "--max-input-size", "1M"]);
+    assert_eq!(o.status.code(), Some(2), "{e}");
+    assert!(
+        e.contains("trajectory.path")
+            && e.contains("tip.csv")
+            && e.contains(&format!("{} bytes", rows.len()))
+            && e.contains("1.0 MB")
+            && e.contains("--max-input-size"),
+        "{e}"
+    );
+    let (o, e) = stmech(d, &["check", "s.toml", "--max-input-size", "2M"]);
+    assert_eq!(o.status.code(), Some(0), "{e}");
+    // the scenario file too
+    let (o, e) = stmech(d, &["check", "s.toml", "--max-input-size", "100"]);
+    assert_eq!(o.status.code(), Some(2), "{e}");
+    assert!(
+        e.contains("cannot read scenario file s.toml") && e.contains("limit"),
+        "{e}"
+    );
+    let (o, e) = stmech(d, &["check", "s.toml", "--max-input-size", "lots"]);
+    assert_eq!(o.status.code(), Some(2), "{e}");
+}
+
+/// A disk that fills while a run writes its results (simulated with a file size limit,
+/// `ulimit -f`, which makes writes fail like a full disk): exit 4, a message that names the
+/// file, no staging directory left behind, the old result untouched.
+#[test]
+fn a_full_disk_while_writing_keeps_the_old_result_and_leaves_nothing_behind() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("s.toml"), rigid()).unwrap();
+    let (o, e) = stmech(d, &["run", "s.toml", "--out", "o", "--no-plots"]);
+    assert_eq!(o.status.code(), Some(0), "{e}");
+    let before = std::fs::read(d.join("o/trajectory.csv")).unwrap();
+    let bin = env!("CARGO_BIN_EXE_stmech");
+    // 64 blocks of 512 bytes: the new trajectory.csv (≈ 1 MB) does not fit
+    let o = Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "trap '' XFSZ; ulimit -f 64 && exec '{bin}' run s.toml --out o --force --no-plots"
+        ))
+        .current_dir(d)
+        .output()
+        .unwrap();
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(4), "{e}");
+    assert!(
+        (e.contains("trajectory.csv") || e.contains("elements.csv")) && !e.contains("panicked"),
+        "{e}"
+    );
+    assert_eq!(std::fs::read(d.join("o/trajectory.csv")).unwrap(), before);
+    let names: Vec<String> = std::fs::read_dir(d)
+        .unwrap()
+        .map(|x| x.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(
+        names
+            .iter()
+            .all(|n| !n.contains(".tmp-") && !n.contains(".old-")),
+        "{names:?}"
+    );
+}

@@ -1,0 +1,335 @@
+//! User samples `(t, x, y, θ)` from a CSV file, interpolated by a cubic spline.
+
+use super::smoothness::{self, ColumnPrecision, Smoothness};
+use super::{TipTrajectory, TrajectoryError};
+use crate::io::text::{EXCERPT_CHARS, InputLimit, excerpt, read_text};
+use std::path::Path;
+
+/// Interpolated user samples `(t, x, y, θ)`: a cubic spline per component with `γ'(t_first) = 0`
+/// (rest start) and `γ'' = 0` at the last sample.
+#[derive(Clone, Debug)]
+pub struct CsvTrajectory {
+    /// Where the data came from.
+    pub origin: String,
+    t: Vec<f64>,
+    y: [Vec<f64>; 3],
+    m: [Vec<f64>; 3],
+    /// How precisely each column (t, x, y, θ) is written: the round-off floor of the
+    /// smoothness test.
+    precision: [ColumnPrecision; 4],
+}
+
+/// What a discontinuity in derivative `k` means for the user.
+fn derivative_name(k: usize) -> &'static str {
+    match k {
+        0 => "the pose itself (position or angle) jumps",
+        1 => "the velocity γ' jumps (a kink in the path)",
+        _ => "the acceleration γ'' jumps",
+    }
+}
+
+/// Whether a non-numeric first row is a header: its first cell names the time (`t`,
+/// `time`, `T [s]`, …, in any letter case).
+fn is_header(cells: &[&str]) -> bool {
+    cells
+        .first()
+        .is_some_and(|c| c.chars().next().is_some_and(|ch| ch == 't' || ch == 'T'))
+}
+
+impl CsvTrajectory {
+    /// Reads `t,x,y,theta` rows (a header line and `#` comments allowed) from a regular file
+    /// of at most the default input size ([`InputLimit::default`]).
+    pub fn from_path(path: &Path) -> Result<Self, TrajectoryError> {
+        Self::from_path_limited(path, InputLimit::default())
+    }
+
+    /// [`from_path`](Self::from_path) with an explicit size limit.
+    pub fn from_path_limited(path: &Path, limit: InputLimit) -> Result<Self, TrajectoryError> {
+        let text = read_text(path, limit).map_err(|e| TrajectoryError::Read {
+            path: path.display().to_string(),
+            message: e.to_string(),
+        })?;
+        Self::from_csv_str(&text, &path.display().to_string())
+    }
+
+    /// Parses CSV text; `origin` names it in messages. A UTF-8 byte-order mark is skipped
+    /// and the header may use any letter case.
+    pub fn from_csv_str(text: &str, origin: &str) -> Result<Self, TrajectoryError> {
+        let row_err = |line: usize, message: String| TrajectoryError::Row {
+            path: origin.to_owned(),
+            line,
+            message,
+        };
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+        let mut t = Vec::new();
+        let mut y: [Vec<f64>; 3] = Default::default();
+        let mut precision = [ColumnPrecision::default(); 4];
+        let mut seen_row = false;
+        for (i, raw) in text.lines().enumerate() {
+            let line = raw.trim();
+            if line.is_empty() || line.starts_with('#') {
+                continue;
+            }
+            let first_row = !seen_row;
+            seen_row = true;
+            let cells: Vec<&str> = line.split(',').map(str::trim).collect();
+            let parsed: Result<Vec<f64>, _> = cells.iter().map(|c| c.parse::<f64>()).collect();
+            let vals = match parsed {
+                Ok(v) => v,
+                Err(_) if first_row && is_header(&cells) => continue,
+                Err(_) => {
+                    return Err(row_err(
+                        i + 1,
+                        format!(
+                            "expected 4 numbers `t,x,y,theta`, got `{}`{}",
+                            excerpt(line, EXCERPT_CHARS),
+                            if first_row {
+                                " (a header must start with the time column, e.g. \
+                                 `t,x,y,theta`)"
+                            } else {
+                                ""
+                            }
+                        ),
+                    ));
+                }
+            };
+            if vals.len() != 4 {
+                return Err(row_err(
+                    i + 1,
+                    format!("expected 4 columns `t,x,y,theta`, got {}", vals.len()),
+                ));
+            }
+            if !vals.iter().all(|v| v.is_finite()) {
+                return Err(row_err(i + 1, "values must be finite".into()));
+            }
+            if let Some(&last) = t.last()
+                && vals[0] <= last
+            {
+                return Err(row_err(
+                    i + 1,
+                    format!(
+                        "times must increase strictly (t = {} after {last})",
+                        vals[0]
+                    ),
+                ));
+            }
+            for (p, cell) in precision.iter_mut().zip(&cells) {
+                p.observe(cell);
+            }
+            t.push(vals[0]);
+            for c in 0..3 {
+                y[c].push(vals[c + 1]);
+            }
+        }
+        let data = |message: String| TrajectoryError::Data {
+            path: origin.to_owned(),
+            message,
+        };
+        if t.len() < 4 {
+            return Err(data(format!(
+                "needs at least 4 samples, found {}; sample the motion densely (several \
+                 samples per time element)",
+                t.len()
+            )));
+        }
+        let m = [0, 1, 2].map(|c| spline_second_derivatives(&t, &y[c]));
+        if let Some(k) = (0..t.len()).find(|&k| m.iter().any(|mc| !mc[k].is_finite())) {
+            return Err(data(format!(
+                "the cubic spline through the samples is not finite near t = {} s: the samples \
+                 are too close in time for their values; remove repeated or nearly repeated \
+                 times",
+                t[k]
+            )));
+        }
+        Ok(Self {
+            origin: origin.to_owned(),
+            t,
+            y,
+            m,
+            precision,
+        })
+    }
+
+    /// First and last sample time (s).
+    pub fn time_range(&self) -> (f64, f64) {
+        (self.t[0], self.t[self.t.len() - 1])
+    }
+
+    /// Number of samples.
+    pub fn len(&self) -> usize {
+        self.t.len()
+    }
+
+    /// Always false: a trajectory has at least 4 samples.
+    pub fn is_empty(&self) -> bool {
+        self.t.is_empty()
+    }
+
+    /// The scale-aware smoothness test of each component (x, y, θ) for derivatives up to
+    /// `order` (see [`smoothness`]): the largest score of each derivative and where.
+    pub fn smoothness(&self, order: usize) -> [Smoothness; 3] {
+        let pos_scale = self.y[0]
+            .iter()
+            .chain(&self.y[1])
+            .fold(0.0f64, |m, v| m.max(v.abs()));
+        let angle_scale = self.y[2].iter().fold(1.0f64, |m, v| m.max(v.abs()));
+        [0, 1, 2].map(|c| {
+            let scale = if c < 2 { pos_scale } else { angle_scale };
+            let noise = smoothness::noise_bounds(
+                &self.t,
+                &self.y[c],
+                &self.precision[0],
+                &self.precision[c + 1],
+                scale,
+            );
+            smoothness::analyse(&self.t, &self.y[c], &noise, order)
+        })
+    }
+
+    /// Checks that the data can drive the discretisation: it covers `[t_start, t_end]`, starts
+    /// at `tip_pose` at rest, and its derivatives up to `order` (1: continuous velocity, needed
+    /// for a free end; 2: continuous acceleration, needed with a tip mass) have no jumps
+    /// ([`smoothness`]: a jump must stand out of its neighbourhood, of the round-off of the
+    /// data and be relevant at the scale of the motion).
+    pub fn check(
+        &self,
+        t_start: f64,
+        t_end: f64,
+        tip_pose: [f64; 3],
+        order: usize,
+    ) -> Result<(), TrajectoryError> {
+        let data = |message: String| TrajectoryError::Data {
+            path: self.origin.clone(),
+            message,
+        };
+        let (a, b) = self.time_range();
+        if a > t_start + 1e-12 || b < t_end - 1e-12 {
+            return Err(data(format!(
+                "covers t = [{a}, {b}] s but the time domain is [{t_start}, {t_end}] s; \
+                 extend the data or shorten `time`"
+            )));
+        }
+        let p = self.pose(t_start);
+        let scale = 1.0 + tip_pose.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+        let dev = (0..3).fold(0.0f64, |m, c| m.max((p[c] - tip_pose[c]).abs()));
+        if dev > 1e-9 * scale {
+            return Err(data(format!(
+                "must start at the tip's initial pose (x, y, θ) = ({}, {}, {}) at t = {t_start} s, \
+                 but starts at ({}, {}, {}) (deviation {dev:.3e}); the servo constraint would \
+                 demand a jump of the tip. Shift the data or change the beam's initial state",
+                tip_pose[0], tip_pose[1], tip_pose[2], p[0], p[1], p[2]
+            )));
+        }
+        let need = if order >= 2 {
+            "continuous acceleration (C²; the tip mass turns γ'' into a force)"
+        } else {
+            "continuous velocity (C¹; the actuation follows γ' along the characteristics)"
+        };
+        for (c, s) in self.smoothness(order).iter().enumerate() {
+            if let Some(jump) = s.first_jump {
+                let comp = ["x", "y", "θ"][c];
+                return Err(data(format!(
+                    "not smooth enough: in component {comp}, {} at t = {} s (by about {:.3e}, \
+                     {:.0}× what the round-off of the data and the scale of the motion allow). \
+                     The inverse problem needs a {need}, and the beam starts at rest, so the \
+                     data must also leave the initial pose smoothly. Smooth the data (e.g. with \
+                     the rest-to-rest profile) or sample it more densely",
+                    derivative_name(jump.derivative),
+                    jump.time,
+                    jump.size,
+                    jump.score
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    fn eval(&self, t: f64) -> [[f64; 3]; 3] {
+        let n = self.t.len();
+        let tc = t.clamp(self.t[0], self.t[n - 1]);
+        let k = match self.t.partition_point(|&x| x <= tc) {
+            0 => 0,
+            i => (i - 1).min(n - 2),
+        };
+        let h = self.t[k + 1] - self.t[k];
+        let a = (self.t[k + 1] - tc) / h;
+        let b = (tc - self.t[k]) / h;
+        let mut out = [[0.0; 3]; 3];
+        for c in 0..3 {
+            let (y0, y1, m0, m1) = (
+                self.y[c][k],
+                self.y[c][k + 1],
+                self.m[c][k],
+                self.m[c][k + 1],
+            );
+            out[0][c] =
+                a * y0 + b * y1 + ((a * a * a - a) * m0 + (b * b * b - b) * m1) * h * h / 6.0;
+            out[1][c] = (y1 - y0) / h - (3.0 * a * a - 1.0) / 6.0 * h * m0
+                + (3.0 * b * b - 1.0) / 6.0 * h * m1;
+            out[2][c] = a * m0 + b * m1;
+        }
+        if t < self.t[0] || t > self.t[n - 1] {
+            out[1] = [0.0; 3];
+            out[2] = [0.0; 3];
+        }
+        out
+    }
+}
+
+impl TipTrajectory for CsvTrajectory {
+    fn pose(&self, t: f64) -> [f64; 3] {
+        self.eval(t)[0]
+    }
+    fn velocity(&self, t: f64) -> [f64; 3] {
+        self.eval(t)[1]
+    }
+    fn acceleration(&self, t: f64) -> [f64; 3] {
+        self.eval(t)[2]
+    }
+    /// From the last sample at the first pose to the first sample at the last pose.
+    fn motion_interval(&self) -> Option<(f64, f64)> {
+        let n = self.t.len();
+        let moved = |k: usize, r: usize| {
+            (0..3).any(|c| (self.y[c][k] - self.y[c][r]).abs() > 1e-9 * (1.0 + self.y[c][r].abs()))
+        };
+        let first = (0..n).find(|&k| moved(k, 0))?;
+        let last = (0..n).rev().find(|&k| moved(k, n - 1))?;
+        Some((
+            self.t[first.saturating_sub(1)],
+            self.t[(last + 1).min(n - 1)],
+        ))
+    }
+}
+
+/// Second derivatives of the cubic spline through `(t, y)` with `y'(t_0) = 0` and
+/// `y''(t_n) = 0` (Thomas algorithm).
+fn spline_second_derivatives(t: &[f64], y: &[f64]) -> Vec<f64> {
+    let n = t.len();
+    let h: Vec<f64> = t.windows(2).map(|w| w[1] - w[0]).collect();
+    let mut lo = vec![0.0; n];
+    let mut di = vec![0.0; n];
+    let mut up = vec![0.0; n];
+    let mut rhs = vec![0.0; n];
+    // clamped start, slope 0
+    di[0] = 2.0 * h[0];
+    up[0] = h[0];
+    rhs[0] = 6.0 * ((y[1] - y[0]) / h[0]);
+    for k in 1..n - 1 {
+        lo[k] = h[k - 1];
+        di[k] = 2.0 * (h[k - 1] + h[k]);
+        up[k] = h[k];
+        rhs[k] = 6.0 * ((y[k + 1] - y[k]) / h[k] - (y[k] - y[k - 1]) / h[k - 1]);
+    }
+    di[n - 1] = 1.0; // natural end
+    for k in 1..n {
+        let w = lo[k] / di[k - 1];
+        di[k] -= w * up[k - 1];
+        rhs[k] -= w * rhs[k - 1];
+    }
+    let mut m = vec![0.0; n];
+    m[n - 1] = rhs[n - 1] / di[n - 1];
+    for k in (0..n - 1).rev() {
+        m[k] = (rhs[k] - up[k] * m[k + 1]) / di[k];
+    }
+    m
+}
