@@ -335,6 +335,10 @@ impl<const KL: usize, const KU: usize> FixedBandLu<KL, KU> {
         let n = self.n;
         let w = Self::W;
         assert_eq!(b.len(), n, "right-hand side of the wrong length");
+        assert!(
+            Self::REACH <= WINDOW,
+            "band too wide for the windowed solve"
+        );
         for k in 0..n {
             let p = self.piv[k];
             if p != k {
@@ -349,27 +353,30 @@ impl<const KL: usize, const KU: usize> FixedBandLu<KL, KU> {
                 }
             }
         }
-        // back substitution; the dot products in four interleaved partial sums (fixed
-        // order), so that they are not one chain of dependent additions
+        // Back substitution with the last REACH unknowns in a local window (registers, not
+        // reloaded from `b` right after being stored; zero past n), the older terms of the dot
+        // product in four interleaved partial sums and the newest one added last, so that only
+        // it waits for the unknown just computed (fixed order: deterministic).
+        let mut win = [0.0; WINDOW];
         for i in (0..n).rev() {
-            let end = (i + 1 + Self::REACH).min(n);
-            let row = &self.a[i * w + KL + 1..i * w + KL + 1 + (end - i - 1)];
-            let x = &b[i + 1..end];
+            let row = &self.a[i * w + KL + 1..i * w + KL + 1 + Self::REACH];
             let mut acc = [0.0; 4];
-            let (rc, xc) = (row.chunks_exact(4), x.chunks_exact(4));
-            let (rr, xr) = (rc.remainder(), xc.remainder());
-            for (u, v) in rc.zip(xc) {
-                for q in 0..4 {
-                    acc[q] += u[q] * v[q];
-                }
+            for t in 1..Self::REACH {
+                acc[t % 4] += row[t] * win[t];
             }
-            for (q, (u, v)) in rr.iter().zip(xr).enumerate() {
-                acc[q] += u * v;
+            let older = (acc[0] + acc[1]) + (acc[2] + acc[3]);
+            let x = (b[i] - (older + row[0] * win[0])) * self.inv[i];
+            b[i] = x;
+            for t in (1..Self::REACH).rev() {
+                win[t] = win[t - 1];
             }
-            b[i] = (b[i] - ((acc[0] + acc[1]) + (acc[2] + acc[3]))) * self.inv[i];
+            win[0] = x;
         }
     }
 }
+
+/// Length of the local window of [`FixedBandLu::solve_in_place`] (`≥ KL + KU`).
+const WINDOW: usize = 32;
 
 #[cfg(test)]
 mod tests {
