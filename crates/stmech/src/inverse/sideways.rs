@@ -113,6 +113,18 @@ struct Point {
     h: [f64; 7],
 }
 
+/// Values of the Jacobian a Newton pass holds at a time on a mesh with `nt` time elements,
+/// whatever the number of space elements: the factorised bands (`U` with `2 KL` entries
+/// right of the diagonal, `KL` multipliers, reciprocal pivot, pivot index) and the residual,
+/// lumped residual and known couplings of the `2 BATCH` node columns in flight, and the
+/// stress points (11 values each, 2 per element) of their `2 (BATCH + 1)` element columns.
+pub(crate) fn stored_values(nt: usize) -> usize {
+    let band = 6 * nt * (Band::ROW + KL + 2);
+    let column = band + 9 * nt;
+    let element_column = 2 * nt * 11;
+    2 * (BATCH * column + (BATCH + 1) * element_column)
+}
+
 /// The inverse problem on one mesh, as the streamed elimination needs it.
 pub(super) struct Problem<'a> {
     /// The element (section, law, reference).
@@ -256,11 +268,9 @@ impl<'a> Sideways<'a> {
         6 * (self.p.ns + 1) * self.p.nt + 3 * self.p.nt
     }
 
-    /// Values of the Jacobian held at a time: the bands of a batch and the stress points.
+    /// Values of the Jacobian held at a time ([`stored_values`]).
     pub(super) fn stored(&self) -> usize {
-        let per_column = self.batches[0].columns[0].band.stored() + 9 * self.p.nt;
-        let per_element_column = 2 * self.p.nt * 11;
-        2 * (BATCH * per_column + (BATCH + 1) * per_element_column)
+        stored_values(self.p.nt)
     }
 
     /// Index of `(x, v)` of node `(i, j)`, `j ≥ 1`, in the solver's vectors (column-major:
