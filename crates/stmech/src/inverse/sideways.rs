@@ -68,7 +68,8 @@
 //! # Newton
 //! A pass evaluates the residual (its largest entry is the convergence test) and, in the same
 //! march, solves for the Newton update. Where the residual is expected to be below the
-//! tolerance already (quadratic convergence: `r_k² / r_{k−1}` below it), a residual-only pass
+//! tolerance already (quadratic convergence predicted from the last two residuals, with a
+//! margin of 10), a residual-only pass
 //! (stress points without Hessian, no band) checks it first: the last Newton step is not
 //! solved for nothing. A step that inverts an element is halved, up to 5 times, as by the
 //! general Newton of [`super::solver`].

@@ -285,6 +285,9 @@ pub struct NewtonHistory {
     /// Largest `max |J du − r| / max |r|` of the linear solves (sideways elimination; 0 for
     /// sparse LU, which does not report it).
     pub linear_residual: f64,
+    /// Residual-only passes of the streamed sideways solve: convergence checks made where the
+    /// residual was predicted to be below the tolerance (no update solved for).
+    pub residual_checks: usize,
     /// Where Newton started.
     pub start: NewtonStart,
     /// Seconds spent computing the start (e.g. the characteristics' march), not in the

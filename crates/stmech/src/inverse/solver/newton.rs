@@ -174,8 +174,8 @@ fn max_abs(r: &[f64]) -> f64 {
 
 /// Newton with the streamed sideways elimination ([`crate::inverse::sideways`]): each pass
 /// evaluates the residual and solves for the update in one march from the tip; a
-/// residual-only pass checks convergence first where it is expected (`r_k² / r_{k−1}` below
-/// the tolerance after a full step). Same stopping rule, step halving and failures as
+/// residual-only pass checks convergence first where it is expected (`10 r_k³ / r_{k−1}²`,
+/// the quadratic prediction with a margin, below the tolerance after a full step). Same stopping rule, step halving and failures as
 /// [`newton_generic`]. Vectors: the iterate and two updates (the last one, kept for step
 /// halving, and the one being computed).
 pub(super) fn newton_sideways(
@@ -196,10 +196,12 @@ pub(super) fn newton_sideways(
     let mut step = 1.0;
     let mut force_full = false;
     loop {
+        // quadratic convergence, r_{k+1} ≈ C r_k² with C from the last two residuals, with a
+        // margin of 10
         let expect_converged = !force_full
             && step == 1.0
             && match hist.residuals[..] {
-                [.., a, b] => b * b / a < settings.tolerance,
+                [.., a, b] => 10.0 * b * (b / a) * (b / a) < settings.tolerance,
                 _ => false,
             };
         let full = !expect_converged;
@@ -225,6 +227,7 @@ pub(super) fn newton_sideways(
         hist.linear_seconds += pass.column_seconds;
         let norm = pass.norm;
         if !full {
+            hist.residual_checks += 1;
             if norm < settings.tolerance {
                 hist.residuals.push(norm);
                 return Ok((u, hist));
