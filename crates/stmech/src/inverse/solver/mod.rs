@@ -302,7 +302,7 @@ pub enum NewtonStart {
     #[default]
     #[serde(rename = "rest")]
     Rest,
-    /// The method of characteristics on the mesh halved in `s` and `t`
+    /// The method of characteristics on the mesh coarsened in `s` and `t`
     /// ([`solve_space_time`](super::methods::solve_space_time)).
     #[serde(rename = "characteristics")]
     Characteristics,
