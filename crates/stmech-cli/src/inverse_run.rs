@@ -147,30 +147,24 @@ pub fn run(s: &InverseScenario, out: PathBuf, force: bool, plots: bool) -> Resul
         }
     };
     let output_start = Instant::now();
-    write_csvs(dir.path(), s, &sol).map_err(|e| Failure::new(Failure::IO, e))?;
-    let mut files = vec!["actuation.csv", "tip.csv"];
-    // ParaView: at most VTK_FRAMES + 1 snapshots, evenly spaced in time nodes.
-    let stride = sol.t.len().div_ceil(VTK_FRAMES).max(1);
-    let snaps: Vec<_> = (0..sol.t.len())
-        .filter(|j| j % stride == 0 || *j == sol.t.len() - 1)
-        .map(|j| sol.snapshot(j))
-        .collect();
-    write_series(dir.path(), "beam", &snaps).map_err(|e| {
-        Failure::new(
-            Failure::IO,
-            anyhow::anyhow!("cannot write the VTK series: {e}"),
-        )
-    })?;
-    files.push("beam.pvd");
-    if plots {
-        register_font().map_err(|e| Failure::new(Failure::IO, e))?;
-        plot_actuation(&dir.file("actuation.png"), &sol)
-            .map_err(|e| Failure::new(Failure::IO, e))?;
-        plot_snapshots(&dir.file("snapshots.png"), &sol)
-            .map_err(|e| Failure::new(Failure::IO, e))?;
+    // Three threads, separate files, the same bytes as one after the other: the closed-loop
+    // verification (the longest part: a forward run on a finer discretisation) and the plots
+    // beside the CSVs and the VTK series here.
+    let samples = sol.actuation_samples();
+    let (verification, plotted, written) = std::thread::scope(|scope| {
+        let check = scope.spawn(|| verify(s, &samples));
+        let plotted = plots.then(|| scope.spawn(|| write_plots(dir.path(), &sol)));
+        let written = write_csvs(dir.path(), s, &sol)
+            .map_err(|e| Failure::new(Failure::IO, e))
+            .and_then(|()| write_vtk(dir.path(), &sol));
+        (join(check), plotted.map(join), written)
+    });
+    written?;
+    let mut files = vec!["actuation.csv", "tip.csv", "beam.pvd"];
+    if let Some(plotted) = plotted {
+        plotted?;
         files.extend(["actuation.png", "snapshots.png"]);
     }
-    let verification = verify(s, &sol.actuation_samples());
     let mut summary = summary_ok(s, &sol, march.as_ref(), secs);
     summary["tip_tracking"] = verification.to_json();
     summary["servo_residual_at_nodes"] = servo_residual_json(s, &sol);
@@ -492,6 +486,36 @@ fn summary_ok(
         v["wave_speeds"]["note"] = json!("the sideways CFL limit concerns the space-time FEM only");
     }
     v
+}
+
+/// The result of a scoped thread (its panic re-raised here).
+fn join<T>(handle: std::thread::ScopedJoinHandle<'_, T>) -> T {
+    handle
+        .join()
+        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+}
+
+/// The ParaView series: at most [`VTK_FRAMES`] + 1 snapshots, evenly spaced in time nodes.
+fn write_vtk(dir: &Path, sol: &SpaceTimeSolution) -> Result<(), Failure> {
+    let stride = sol.t.len().div_ceil(VTK_FRAMES).max(1);
+    let snaps: Vec<_> = (0..sol.t.len())
+        .filter(|j| j % stride == 0 || *j == sol.t.len() - 1)
+        .map(|j| sol.snapshot(j))
+        .collect();
+    write_series(dir, "beam", &snaps).map_err(|e| {
+        Failure::new(
+            Failure::IO,
+            anyhow::anyhow!("cannot write the VTK series: {e}"),
+        )
+    })?;
+    Ok(())
+}
+
+/// `actuation.png` and `snapshots.png`.
+fn write_plots(dir: &Path, sol: &SpaceTimeSolution) -> Result<(), Failure> {
+    register_font().map_err(|e| Failure::new(Failure::IO, e))?;
+    plot_actuation(&dir.join("actuation.png"), sol).map_err(|e| Failure::new(Failure::IO, e))?;
+    plot_snapshots(&dir.join("snapshots.png"), sol).map_err(|e| Failure::new(Failure::IO, e))
 }
 
 fn write_csvs(dir: &Path, s: &InverseScenario, sol: &SpaceTimeSolution) -> anyhow::Result<()> {

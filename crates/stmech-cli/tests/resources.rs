@@ -180,9 +180,10 @@ fn beam_dynamic_step_drives_the_refusal() {
 #[test]
 fn inverse_mesh_drives_the_refusal() {
     let inv = example("beam_inverse/example_3_2.toml");
+    // the streamed sideways solve holds ≈ 150 B per space-time node: about 100 MB and 230 MB
     refused_by_both(
         &edit(&inv, "resolution = 20", "resolution = 300"),
-        Some("500M"),
+        Some("50M"),
         "mesh.resolution",
     );
     refused_by_both(
@@ -191,7 +192,7 @@ fn inverse_mesh_drives_the_refusal() {
             "resolution = 20",
             "elements_s = 1000\nelements_t = 1500",
         ),
-        Some("500M"),
+        Some("100M"),
         "mesh.elements_t",
     );
 }
@@ -232,16 +233,27 @@ fn bad_max_memory_is_a_usage_error() {
 
 /// The estimate is an upper-bound-ish model: within a factor of two of the peak resident
 /// memory the run really reaches (reported by the child through `/proc/self/status`), at
-/// two sizes of the rigid-body ladder.
+/// two sizes of the rigid-body ladder and two of the inverse space-time FEM (streamed
+/// sideways solve; sizes not in the table of docs/verification.md §12).
 #[test]
 fn estimate_is_within_a_factor_of_two_of_the_measured_peak() {
-    let base = example("rigid_body/01_constant_torque.toml");
+    let rigid = example("rigid_body/01_constant_torque.toml");
+    let inverse = example("beam_inverse/example_3_2.toml");
+    let mut cases = Vec::new();
     for n in ["2000", "20000"] {
         let text = edit(
-            &base,
+            &rigid,
             "elements_per_block = 1000",
             &format!("elements_per_block = {n}"),
         );
+        cases.push((format!("rigid body, {n} elements"), text));
+    }
+    for n in ["48", "96"] {
+        let text = edit(&inverse, "resolution = 20", &format!("resolution = {n}"))
+            + "\n[verify]\nclosed_loop = false\n";
+        cases.push((format!("inverse FEM, resolution {n}"), text));
+    }
+    for (case, text) in cases {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("s.toml"), &text).unwrap();
         let (c, _) = stmech(dir.path(), &["check", "s.toml", "--max-memory", "none"]);
@@ -262,7 +274,7 @@ fn estimate_is_within_a_factor_of_two_of_the_measured_peak() {
             .output()
             .unwrap();
         let err = String::from_utf8_lossy(&output.stderr);
-        assert_eq!(output.status.code(), Some(0), "{err}");
+        assert_eq!(output.status.code(), Some(0), "{case}: {err}");
         let Some(peak) = err
             .lines()
             .find_map(|l| l.strip_prefix("stmech: peak resident memory "))
@@ -274,7 +286,7 @@ fn estimate_is_within_a_factor_of_two_of_the_measured_peak() {
         let ratio = est / peak;
         assert!(
             (0.5..=2.0).contains(&ratio),
-            "n = {n}: estimate {est} / measured {peak} = {ratio}"
+            "{case}: estimate {est} / measured {peak} = {ratio}"
         );
     }
 }

@@ -8,7 +8,11 @@
 //!   sideways elimination;
 //! * `characteristics_NSxNT`: the method of characteristics on 8 × 48 (equal accuracy to the
 //!   FEM on 20 × 120: actuation error 9.5e-3 vs 1.14e-2 against the characteristics on
-//!   320 × 1920) and on the FEM's 20 × 120 mesh (error 1.1e-3).
+//!   320 × 1920) and on the FEM's 20 × 120 mesh (error 1.1e-3);
+//! * `space_time_Tthreads/NSxNT`: what `stmech run` solves, `solve_space_time` (Newton started
+//!   from the characteristics on the quarter mesh) at 64 × 384 and 128 × 768, in rayon pools of
+//!   1 and 2 threads: the ratio of the two is the parallel speed-up of the streamed sideways
+//!   solve (identical results, `tests/parallel_assembly.rs`).
 //!
 //! Run with `cargo bench -p stmech --bench inverse`.
 
@@ -17,7 +21,7 @@ use std::hint::black_box;
 use stmech::beam::section::ConstitutiveLaw;
 use stmech::inverse::{
     BeamModel, CharacteristicsSettings, LinearSolverKind, NewtonSettings, RestToRestArc,
-    SpaceTimeMesh, solve_characteristics, solve_inverse,
+    SpaceTimeMesh, solve_characteristics, solve_inverse, solve_space_time,
 };
 
 fn example_3_2(c: &mut Criterion) {
@@ -67,6 +71,40 @@ fn example_3_2(c: &mut Criterion) {
                 )
             })
         });
+    }
+    for threads in [1, 2] {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .expect("a thread pool");
+        for ns in [64, 128] {
+            let mesh = SpaceTimeMesh::auto(&beam, 0.0, 6.0, ns);
+            let settings = NewtonSettings::default();
+            let sol = pool.install(|| solve_space_time(&beam, &mesh, &tr, &settings).unwrap());
+            eprintln!(
+                "space_time {threads} thread(s) {}x{}: {} Newton iterations, start {:.3} s, \
+                 stress points {:.3} s, columns {:.3} s (summed over threads)",
+                mesh.elements_s,
+                mesh.elements_t,
+                sol.newton.iterations,
+                sol.newton.start_seconds,
+                sol.newton.assembly_seconds,
+                sol.newton.linear_seconds
+            );
+            g.bench_function(
+                format!(
+                    "space_time_{threads}threads/{}x{}",
+                    mesh.elements_s, mesh.elements_t
+                ),
+                |b| {
+                    b.iter(|| {
+                        pool.install(|| {
+                            black_box(solve_space_time(&beam, &mesh, &tr, &settings).unwrap())
+                        })
+                    })
+                },
+            );
+        }
     }
     g.finish();
 }

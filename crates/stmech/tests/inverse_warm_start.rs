@@ -1,5 +1,5 @@
 //! Newton start of the space-time FEM for the inverse problem (issue 14): from the method of
-//! characteristics on the half mesh (the default of `solve_with`) or on the same mesh, from a
+//! characteristics on the quarter mesh (the default of `solve_with`) or on the same mesh, from a
 //! coarser FEM solution (nested iteration), and the fall-back to the rest start. The converged actuation must be
 //! the one started from rest, to the Newton tolerance; only the iteration count may differ.
 

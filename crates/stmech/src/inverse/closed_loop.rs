@@ -16,8 +16,9 @@
 //! discretisations are second order. The time step dominates the forward model's own error:
 //! on `[I]` Example 3.2 it changes the figure by 2 % against the 32 quadratic elements with
 //! Δt = 4 ms of the verification tables (8 % with twice this step). Cost `O(n_s²)`, like the
-//! inverse solve: about 2-4× the space-time solve (`docs/verification.md`). Newton stops at
-//! 1e-8 × the peak actuation (N) per step.
+//! inverse solve, but about 20× the streamed space-time solve (1.0 s of CPU at 64 × 384:
+//! `docs/verification.md` §11b; the stepper's finite-difference tangent dominates). Newton
+//! stops at 1e-8 × the peak actuation (N) per step.
 
 use super::solver::{BeamModel, SpaceTimeMesh, TipLaw};
 use super::trajectory::TipTrajectory;

@@ -43,7 +43,9 @@
 //! The kernel writes into caller-owned fixed-size arrays and allocates nothing.
 
 use crate::basis::GaussLegendre;
-use crate::beam::section::{ConstitutiveLaw, ReferenceStrains, SectionProperties, strains};
+use crate::beam::section::{
+    ConstitutiveLaw, ReferenceStrains, SectionProperties, Strains, strains,
+};
 
 /// Local unknowns of one element: 4 nodes × (3 positions/rotation + 3 velocities).
 pub const N_DOF: usize = 24;
@@ -140,6 +142,54 @@ impl BeamSpaceTimeElement {
         hs * self.law.energy(&self.section, e, self.reference)
     }
 
+    /// The generalised stresses `g = (n1, n2, −r'×n, M)` at one stiffness point from the strain
+    /// variables `e = (r1', r2', θ, θ')` and, if `tangent`, the entries of their symmetric
+    /// Hessian `∂g/∂e` (module docs) in the order `(h00, h01, h11, h02, h12, h22, h33)` (the
+    /// others are zero): one `sin_cos` and one evaluation of the law. Fails where the law is
+    /// not defined (log law: `ν ≤ 0`) or the stretch is not finite.
+    #[inline]
+    pub fn stress_point(
+        &self,
+        e: [f64; 4],
+        tangent: bool,
+    ) -> Result<([f64; 4], [f64; 7]), ElementError> {
+        let th = e[2];
+        let (sn, cs) = th.sin_cos();
+        // strains (crate::beam::section::strains, with the sine and cosine computed once)
+        let st = Strains {
+            nu: cs * e[0] + sn * e[1],
+            gamma: -sn * e[0] + cs * e[1],
+            kappa: e[3],
+        };
+        if !(st.nu.is_finite() && (self.law != ConstitutiveLaw::Log || st.nu > 0.0)) {
+            return Err(ElementError::Inverted { nu: st.nu });
+        }
+        let res = self.law.resultants(&self.section, st, self.reference);
+        let (nn, qq, nu, ga) = (res.axial, res.shear, st.nu, st.gamma);
+        // n = N d3 + Q d1 with d3 = (cos θ, sin θ), d1 = (−sin θ, cos θ);  −r'×n = N γ − Q ν
+        let g = [
+            nn * cs - qq * sn,
+            nn * sn + qq * cs,
+            nn * ga - qq * nu,
+            res.moment,
+        ];
+        let mut h = [0.0; 7];
+        if tangent {
+            let (dn, dq) = (res.d_axial, res.d_shear);
+            // ∂n/∂r' = N_ν d3⊗d3 + GA d1⊗d1
+            h[0] = dn * cs * cs + dq * sn * sn;
+            h[1] = dn * cs * sn - dq * sn * cs;
+            h[2] = dn * sn * sn + dq * cs * cs;
+            // ∂n/∂θ = (N_ν γ − Q) d3 + (N − GA ν) d1
+            let (a3, a1) = (dn * ga - qq, nn - dq * nu);
+            h[3] = a3 * cs - a1 * sn;
+            h[4] = a3 * sn + a1 * cs;
+            h[5] = dn * ga * ga - nn * nu + dq * nu * nu - qq * ga;
+            h[6] = res.d_moment;
+        }
+        Ok((g, h))
+    }
+
     /// Inertia `A = diag(ρA, ρA, ρI)`.
     fn inertia(&self) -> [f64; 3] {
         [self.section.rho_a, self.section.rho_a, self.section.rho_i]
@@ -194,33 +244,15 @@ impl SpaceTimeElement for BeamSpaceTimeElement {
             }
         }
         // δΨ = g · δe with e = (r1', r2', θ, θ'), g = (n1, n2, −r'×n, M)  (1 × 2 Gauss).
-        let sec = &self.section;
         for p in &self.stiffness_points {
             let mut e = [0.0; 4];
-            let mut th = 0.0;
             for b in 0..4 {
                 e[0] += p.n_s[b] * q[6 * b];
                 e[1] += p.n_s[b] * q[6 * b + 1];
-                th += p.n[b] * q[6 * b + 2];
+                e[2] += p.n[b] * q[6 * b + 2];
                 e[3] += p.n_s[b] * q[6 * b + 2];
             }
-            e[2] = th;
-            let st = strains([e[0], e[1]], th, e[3]);
-            if !(st.nu.is_finite() && (self.law != ConstitutiveLaw::Log || st.nu > 0.0)) {
-                return Err(ElementError::Inverted { nu: st.nu });
-            }
-            let res = self.law.resultants(sec, st, self.reference);
-            let (sn, cs) = th.sin_cos();
-            let d3 = [cs, sn];
-            let d1 = [-sn, cs];
-            let (nn, qq, nu, ga) = (res.axial, res.shear, st.nu, st.gamma);
-            // n = N d3 + Q d1;  −r'×n = N γ − Q ν
-            let g = [
-                nn * d3[0] + qq * d1[0],
-                nn * d3[1] + qq * d1[1],
-                nn * ga - qq * nu,
-                res.moment,
-            ];
+            let (g, hp) = self.stress_point(e, k.is_some())?;
             // δe of the dof (a, c): c = 0, 1 → N_a,s in slot c; c = 2 → (N_a, N_a,s) in slots 2, 3.
             for a in 0..4 {
                 let w = p.w;
@@ -229,18 +261,17 @@ impl SpaceTimeElement for BeamSpaceTimeElement {
                 r[6 * a + 5] += w * (p.n[a] * g[2] + p.n_s[a] * g[3]);
             }
             if let Some(k) = k.as_deref_mut() {
-                let (dn, dq) = (res.d_axial, res.d_shear);
                 let mut h = [[0.0; 4]; 4];
-                for i in 0..2 {
-                    for j in 0..2 {
-                        h[i][j] = dn * d3[i] * d3[j] + dq * d1[i] * d1[j];
-                    }
-                    // ∂n/∂θ = (N_ν γ − Q) d3 + (N − GA ν) d1
-                    h[i][2] = (dn * ga - qq) * d3[i] + (nn - dq * nu) * d1[i];
-                    h[2][i] = h[i][2];
-                }
-                h[2][2] = dn * ga * ga - nn * nu + dq * nu * nu - qq * ga;
-                h[3][3] = res.d_moment;
+                h[0][0] = hp[0];
+                h[0][1] = hp[1];
+                h[1][0] = hp[1];
+                h[1][1] = hp[2];
+                h[0][2] = hp[3];
+                h[2][0] = hp[3];
+                h[1][2] = hp[4];
+                h[2][1] = hp[4];
+                h[2][2] = hp[5];
+                h[3][3] = hp[6];
                 // δe vectors of the four nodes: rows of (N_s, N_s, N, N_s) per component.
                 let de = |a: usize, c: usize| -> [f64; 4] {
                     match c {

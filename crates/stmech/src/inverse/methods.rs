@@ -117,15 +117,24 @@ pub fn solve_with(
     })
 }
 
+/// Coarsening of the mesh on which the method of characteristics computes the Newton start of
+/// [`solve_space_time`] (in `s` and in `t`).
+pub const START_COARSENING: usize = 4;
+
+/// Fixed-point tolerance of the characteristics' march for the Newton start (the method's
+/// own default is 1e-13): the start only needs to be close to the FEM solution, whose
+/// distance to it is `O(h²)`; 1e-8 changes the first residual in its fifth digit and saves a
+/// third of the march (2.7 instead of 4.2 fixed-point iterations per node on Example 3.2).
+pub const START_TOLERANCE: f64 = 1e-8;
+
 /// The space-time FEM ([`solve_inverse`]) with Newton started from the method of
-/// characteristics on the mesh halved in `s` and `t` ([`solve_inverse_from`]): on `[I]`
-/// Example 3.2 this takes 2–3 Newton iterations instead of 5 from rest, and the march on a
-/// quarter of the nodes costs a fraction of one iteration (docs/verification.md §11: as fast
-/// as the characteristics on the full mesh, which need 2 iterations, up to 64 space elements,
-/// and 1.3× faster at 128). Where the characteristics cannot march the problem (e.g. the tip
-/// moves before `L/c_min`), or Newton fails from their solution, Newton starts from rest; the
-/// history's `start` says which. The result is the FEM solution either way (to the Newton
-/// tolerance).
+/// characteristics on the mesh coarsened [`START_COARSENING`] times in `s` and `t`, cubically
+/// interpolated ([`solve_inverse_from`]): on `[I]` Example 3.2 this takes 2 Newton iterations
+/// (1 at 256 × 1536, 3 at 20 × 120) instead of 5 from rest, and the march on a sixteenth of
+/// the nodes costs a fraction of one iteration (docs/verification.md §11). Where the
+/// characteristics cannot march the problem (e.g. the tip moves before `L/c_min`), or Newton
+/// fails from their solution, Newton starts from rest; the history's `start` says which. The
+/// result is the FEM solution either way (to the Newton tolerance).
 pub fn solve_space_time(
     beam: &BeamModel,
     mesh: &SpaceTimeMesh,
@@ -136,16 +145,15 @@ pub fn solve_space_time(
     InverseMethod::SpaceTime.check(beam, mesh, trajectory)?;
     let started = Instant::now();
     let coarse = SpaceTimeMesh {
-        elements_s: (mesh.elements_s / 2).max(1),
-        elements_t: (mesh.elements_t / 2).max(3),
+        elements_s: (mesh.elements_s / START_COARSENING).max(1),
+        elements_t: (mesh.elements_t / START_COARSENING).max(3),
         ..*mesh
     };
-    if let Ok(chars) = solve_characteristics(
-        beam,
-        &coarse,
-        trajectory,
-        &CharacteristicsSettings::default(),
-    ) {
+    let settings = CharacteristicsSettings {
+        tolerance: START_TOLERANCE,
+        ..CharacteristicsSettings::default()
+    };
+    if let Ok(chars) = solve_characteristics(beam, &coarse, trajectory, &settings) {
         let march_seconds = chars.report.seconds;
         match solve_inverse_from(beam, mesh, trajectory, newton, chars.solution) {
             Ok(mut sol) => {

@@ -2,11 +2,14 @@
 //! of characteristics.
 //!
 //! What `stmech run` holds at its peak, per node of the `(n_s + 1) × (n_t + 1)` mesh:
-//! * the solution fields (`x`, `v`) and the Newton vectors (6 unknowns per node);
-//! * sideways elimination: the eliminated couplings `R2` (162 values per node) and the field
-//!   work vector; sparse LU: the CSC pattern (24 × 24 entries per element), its values, the
-//!   element positions and the LU factors whose fill grows like `n log n` for the COLAMD
-//!   ordering of a 2-D mesh;
+//! * sideways elimination (streamed, [`crate::inverse::sideways`]): the three Newton vectors
+//!   (iterate, last update, update being computed; 6 unknowns per node each), and per time
+//!   level the columns in flight ([`crate::inverse::sideways::stored_values`]: factorised
+//!   bands, residuals, stress points), whatever `n_s`; the solution fields (`x`, `v`) replace
+//!   two of the Newton vectors after the solve;
+//! * sparse LU: the solution fields and the Newton vectors, the CSC pattern (24 × 24 entries
+//!   per element), its values, the element positions and the LU factors whose fill grows like
+//!   `n log n` for the COLAMD ordering of a 2-D mesh;
 //! * characteristics: every line's states (9 values per node) on the extended time domain
 //!   `n_t + n_s ⌈h_s / (c h_t)⌉ + 4` nodes long.
 
@@ -16,8 +19,16 @@ use crate::inverse::methods::InverseMethod;
 use crate::inverse::solver::{BeamModel, LinearSolverKind, SpaceTimeMesh};
 use crate::io::inverse_scenario::InverseScenario;
 
-/// Bytes per mesh node of the sideways space-time solve (calibrated).
-const SIDEWAYS_NODE_BYTES: f64 = 1800.0;
+/// Bytes per mesh node of the sideways space-time solve: three Newton vectors of 6 `f64`
+/// (measured: 143 B per node between 128 × 768 and 512 × 3072).
+const SIDEWAYS_NODE_BYTES: f64 = 144.0;
+/// Bytes of a space-time FEM run beyond [`BASE_BYTES`]: the plot bitmaps and the closed-loop
+/// forward model, alive while the solution is written (calibrated on 20 × 120).
+const FEM_RUN_BYTES: f64 = 2.5e6;
+/// Bytes per time level of the sideways solve beyond its stored Jacobian values (`f64`): the
+/// servo, lumped-residual and actuation vectors of the march (measured: 9.2 kB per level in
+/// all, of which 8.9 kB are the stored values).
+const SIDEWAYS_LEVEL_EXTRA_BYTES: f64 = 300.0;
 /// Sparse LU (faer, COLAMD): bytes ≈ `SPARSE_COEFF · nodes^SPARSE_EXPONENT`, the fill of the
 /// factors growing faster than the mesh (calibrated: 0.27 GB at 21 × 121 nodes, 1.55 GB at
 /// 41 × 241).
@@ -66,9 +77,11 @@ fn method_cost(
     match method {
         InverseMethod::SpaceTime => match solver {
             LinearSolverKind::Sideways => {
-                // the column and level banded systems of one sideways step
-                let nonzeros = 168.0 * nodes + 6.0 * nt1 * 34.0;
-                (nodes * SIDEWAYS_NODE_BYTES + field, unknowns, nonzeros)
+                // the columns in flight of the streamed elimination: O(n_t), not O(nodes)
+                let nonzeros = crate::inverse::sideways::stored_values(mesh.elements_t) as f64;
+                let levels = nonzeros * 8.0 + nt1 * SIDEWAYS_LEVEL_EXTRA_BYTES;
+                let bytes = nodes * SIDEWAYS_NODE_BYTES + levels + FEM_RUN_BYTES;
+                (bytes, unknowns, nonzeros)
             }
             LinearSolverKind::SparseLu => {
                 let bytes = SPARSE_COEFF * nodes.powf(SPARSE_EXPONENT);

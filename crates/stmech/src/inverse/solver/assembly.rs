@@ -3,13 +3,13 @@
 //! constraint), and the Newton starts.
 
 use super::linear::JacobianSink;
-use super::solution::interpolate;
 use super::{BeamModel, InverseError, NewtonHistory, SpaceTimeMesh, SpaceTimeSolution, TipLaw};
 use crate::basis::GaussLegendre;
 use crate::beam::section::{ReferenceStrains, strains};
 use crate::discretize::pattern::SKIP;
 use crate::error::InputError;
 use crate::inverse::element::{BeamSpaceTimeElement, ElementError, N_DOF, SpaceTimeElement};
+use crate::inverse::sideways::{Problem, Sideways};
 use crate::inverse::trajectory::TipTrajectory;
 use rayon::prelude::*;
 
@@ -274,60 +274,82 @@ impl<'a> Assembly<'a> {
         Ok(())
     }
 
-    pub(super) fn initial_guess(&self) -> Vec<f64> {
-        let mut u = vec![0.0; self.n];
-        let ns1 = self.ns1();
+    /// The rest start: `x = x0`, `v = 0` at every node, `F = F(t_start)` (inverse mode), in the
+    /// numbering `layout`.
+    pub(super) fn initial_guess_in(&self, layout: &impl Layout) -> Vec<f64> {
+        let mut u = vec![0.0; layout.len()];
         for j in 1..=self.mesh.elements_t {
-            for i in 0..ns1 {
-                for c in 0..3 {
-                    u[Self::dof(ns1, i, j, c)] = self.x0[i][c];
-                }
+            for i in 0..self.ns1() {
+                let k = layout.node(i, j);
+                u[k..k + 3].copy_from_slice(&self.x0[i]);
             }
             if let Mode::Inverse(_) = self.mode {
-                for c in 0..3 {
-                    u[self.f_dof(j, c)] = self.f0[c];
-                }
+                let k = layout.force(j);
+                u[k..k + 3].copy_from_slice(&self.f0);
             }
         }
         u
     }
 
-    /// Newton start from another solution of the same domain (see [`solve_inverse_from`]).
-    pub(super) fn guess_from(&self, start: &SpaceTimeSolution) -> Vec<f64> {
-        let mut u = vec![0.0; self.n];
-        let ns1 = self.ns1();
+    /// [`Self::initial_guess_in`] in the global numbering.
+    pub(super) fn initial_guess(&self) -> Vec<f64> {
+        self.initial_guess_in(&self.layout())
+    }
+
+    /// Newton start from another solution of the same domain (see [`solve_inverse_from`]), in
+    /// the numbering `layout` (inverse mode).
+    pub(super) fn guess_from_in(
+        &self,
+        start: &SpaceTimeSolution,
+        layout: &impl Layout,
+    ) -> Vec<f64> {
+        let mut u = vec![0.0; layout.len()];
         for j in 1..=self.mesh.elements_t {
             let t = self.mesh.t_start + j as f64 * self.ht;
-            for i in 0..ns1 {
-                let (x, v) = start.field_at(i as f64 * self.hs, t);
-                for c in 0..3 {
-                    u[Self::dof(ns1, i, j, c)] = x[c];
-                    u[Self::dof(ns1, i, j, 3 + c)] = v[c];
-                }
+            for i in 0..self.ns1() {
+                let (x, v) = start.field_at_cubic(i as f64 * self.hs, t);
+                let k = layout.node(i, j);
+                u[k..k + 3].copy_from_slice(&x);
+                u[k + 3..k + 6].copy_from_slice(&v);
             }
-            let f = interpolate(&start.t, &start.actuation, t);
-            for (c, fc) in f.into_iter().enumerate() {
-                u[self.f_dof(j, c)] = fc;
-            }
+            let k = layout.force(j);
+            u[k..k + 3].copy_from_slice(&start.actuation_at_cubic(t));
         }
         u
     }
 
-    pub(super) fn solution(&self, u: &[f64], newton: NewtonHistory) -> SpaceTimeSolution {
+    /// [`Self::guess_from_in`] in the global numbering.
+    pub(super) fn guess_from(&self, start: &SpaceTimeSolution) -> Vec<f64> {
+        self.guess_from_in(start, &self.layout())
+    }
+
+    /// The grid solution of the unknowns `u` in the numbering `layout`.
+    pub(super) fn solution_in(
+        &self,
+        u: &[f64],
+        layout: &impl Layout,
+        newton: NewtonHistory,
+    ) -> SpaceTimeSolution {
         let ns1 = self.ns1();
         let nt1 = self.mesh.elements_t + 1;
         let mut x = Vec::with_capacity(crate::resources::reserve(ns1, nt1));
         let mut v = Vec::with_capacity(crate::resources::reserve(ns1, nt1));
-        for j in 0..nt1 {
+        x.extend_from_slice(&self.x0);
+        v.resize(ns1, [0.0; 3]);
+        for j in 1..nt1 {
             for i in 0..ns1 {
-                x.push([0, 1, 2].map(|c| self.node_value(u, i, j, c)));
-                v.push([3, 4, 5].map(|c| self.node_value(u, i, j, c)));
+                let k = layout.node(i, j);
+                x.push([u[k], u[k + 1], u[k + 2]]);
+                v.push([u[k + 3], u[k + 4], u[k + 5]]);
             }
         }
         let t: Vec<f64> = (0..nt1).map(|j| self.t_node(j)).collect();
         let actuation = match self.mode {
-            Mode::Inverse(_) => (0..nt1)
-                .map(|j| [0, 1, 2].map(|c| self.f_value(u, j, c)))
+            Mode::Inverse(_) => std::iter::once(self.f0)
+                .chain((1..nt1).map(|j| {
+                    let k = layout.force(j);
+                    [u[k], u[k + 1], u[k + 2]]
+                }))
                 .collect(),
             Mode::Forward(f) => t.iter().map(|&tj| f(tj)).collect(),
         };
@@ -341,5 +363,80 @@ impl<'a> Assembly<'a> {
             actuation,
             newton,
         }
+    }
+
+    /// [`Self::solution_in`] in the global numbering.
+    pub(super) fn solution(&self, u: &[f64], newton: NewtonHistory) -> SpaceTimeSolution {
+        self.solution_in(u, &self.layout(), newton)
+    }
+
+    /// `∫ N_j γ dt` for `j = 1..=n_t` (4-point Gauss per time element): the known part of the
+    /// servo rows `R3` (inverse mode; zero in forward mode).
+    pub(super) fn servo_integrals(&self) -> Vec<[f64; 3]> {
+        let net = self.mesh.elements_t;
+        let mut out = vec![[0.0; 3]; net];
+        let Mode::Inverse(tr) = self.mode else {
+            return out;
+        };
+        for et in 0..net {
+            for (&tau, &w) in self.gauss.points.iter().zip(&self.gauss.weights) {
+                let t = self.t_node(et) + tau * self.ht;
+                let na = [1.0 - tau, tau];
+                let vals = tr.pose(t);
+                for l in 0..2 {
+                    let j = et + l;
+                    if j == 0 {
+                        continue;
+                    }
+                    for c in 0..3 {
+                        out[j - 1][c] += w * self.ht * na[l] * vals[c];
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// The problem as the streamed sideways elimination sees it (inverse mode).
+    pub(super) fn sideways_problem(&self) -> Problem<'_> {
+        let sec = &self.beam.section;
+        Problem {
+            element: &self.element,
+            ns: self.mesh.elements_s,
+            nt: self.mesh.elements_t,
+            hs: self.hs,
+            ht: self.ht,
+            inertia: [sec.rho_a, sec.rho_a, sec.rho_i],
+            tip_mass: match self.beam.tip {
+                TipLaw::Free => [0.0; 3],
+                TipLaw::Mass { mass, inertia } => [mass, mass, inertia],
+            },
+            x0: &self.x0,
+            f0: self.f0,
+            gamma: self.servo_integrals(),
+        }
+    }
+}
+
+/// Where a node's `(x, v)` (6 contiguous values) and a time node's `F` (3) sit in a vector of
+/// unknowns.
+pub(super) trait Layout {
+    /// First index of `(x, v)` at node `(i, j)`, `j ≥ 1`.
+    fn node(&self, i: usize, j: usize) -> usize;
+    /// First index of `F` at time node `j ≥ 1` (inverse mode).
+    fn force(&self, j: usize) -> usize;
+    /// Number of unknowns.
+    fn len(&self) -> usize;
+}
+
+impl Layout for Sideways<'_> {
+    fn node(&self, i: usize, j: usize) -> usize {
+        self.dof(i, j)
+    }
+    fn force(&self, j: usize) -> usize {
+        self.f_dof(j)
+    }
+    fn len(&self) -> usize {
+        self.unknowns()
     }
 }

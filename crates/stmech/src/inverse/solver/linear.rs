@@ -1,13 +1,12 @@
-//! The linear stage of a Newton step: where the Jacobian is stored and how `J du = r` is
-//! solved (faer's general sparse LU, or the sideways elimination of
-//! [`crate::inverse::sideways`]).
+//! The linear stage of a Newton step with a stored Jacobian: where the Jacobian is stored and
+//! how `J du = r` is solved (faer's general sparse LU; the default sideways elimination of
+//! inverse problems is streamed and stores no Jacobian, [`crate::inverse::sideways`]).
 
 use super::assembly::Assembly;
 use super::{InverseError, LinearSolverKind};
 use crate::discretize::pattern::{CscPattern, SKIP};
 use crate::error::SolveError;
 use crate::inverse::element::N_DOF;
-use crate::inverse::sideways::SidewaysSolver;
 use crate::solve::linear::SparseLu;
 
 /// Where the assembler puts Jacobian entries (global numbering of [`Assembly`]).
@@ -127,46 +126,8 @@ impl LinearStage for CscStage {
     }
 }
 
-impl JacobianSink for SidewaysSolver {
-    fn clear(&mut self) {
-        SidewaysSolver::clear(self);
-    }
-
-    fn add_element(&mut self, es: usize, et: usize, ke: &[[f64; N_DOF]; N_DOF]) {
-        SidewaysSolver::add_element(self, es, et, ke);
-    }
-
-    fn add(&mut self, row: usize, col: usize, v: f64) {
-        SidewaysSolver::add(self, row, col, v);
-    }
-}
-
-impl LinearStage for SidewaysSolver {
-    fn solve(&mut self, r: &[f64], du: &mut [f64]) -> Result<f64, SolveError> {
-        SidewaysSolver::solve(self, r, du)
-    }
-
-    fn stored(&self) -> usize {
-        SidewaysSolver::stored(self)
-    }
-
-    fn kind(&self) -> LinearSolverKind {
-        LinearSolverKind::Sideways
-    }
-}
-
-/// The linear stage of an inverse solve.
-pub(super) fn inverse_stage(
-    asm: &Assembly<'_>,
-    kind: LinearSolverKind,
-) -> Result<Box<dyn LinearStage>, InverseError> {
-    Ok(match kind {
-        LinearSolverKind::Sideways => Box::new(SidewaysSolver::new(
-            asm.mesh.elements_s,
-            asm.mesh.elements_t,
-            asm.hs,
-            asm.ht,
-        )),
-        LinearSolverKind::SparseLu => Box::new(CscStage::new(asm)?),
-    })
+/// The linear stage of an inverse solve with a stored Jacobian (sparse LU; the sideways
+/// elimination is streamed, [`crate::inverse::sideways`]).
+pub(super) fn inverse_stage(asm: &Assembly<'_>) -> Result<CscStage, InverseError> {
+    CscStage::new(asm)
 }

@@ -3,9 +3,10 @@
 
 use super::assembly::Assembly;
 use super::linear::{JacobianSink, LinearStage};
-use super::{InverseError, NewtonHistory, NewtonSettings, TipLaw};
+use super::{InverseError, LinearSolverKind, NewtonHistory, NewtonSettings, TipLaw};
 use crate::discretize::pattern::SKIP;
 use crate::inverse::element::{ElementError, N_DOF, SpaceTimeElement};
+use crate::inverse::sideways::{PassError, Sideways};
 use std::time::Instant;
 
 /// Forward mode with a non-zero initial velocity: the prescribed `v(·, t_start)` enters the
@@ -137,19 +138,7 @@ pub(super) fn newton_generic<A: Assemble>(
             return Ok((u, hist));
         }
         if hist.iterations >= settings.max_iterations || !norm.is_finite() {
-            let history_text = hist
-                .residuals
-                .iter()
-                .map(|x| format!("{x:.2e}"))
-                .collect::<Vec<_>>()
-                .join(", ");
-            return Err(InverseError::NewtonFailed {
-                iterations: hist.iterations,
-                residual: norm,
-                tolerance: settings.tolerance,
-                history: hist.residuals,
-                history_text,
-            });
+            return Err(newton_failed(hist, norm, settings));
         }
         let t = Instant::now();
         let mismatch = stage.solve(&r, &mut du)?;
@@ -181,4 +170,103 @@ pub(super) fn newton_generic<A: Assemble>(
 
 fn max_abs(r: &[f64]) -> f64 {
     r.iter().fold(0.0f64, |m, v| m.max(v.abs()))
+}
+
+/// Newton with the streamed sideways elimination ([`crate::inverse::sideways`]): each pass
+/// evaluates the residual and solves for the update in one march from the tip; a
+/// residual-only pass checks convergence first where it is expected (`10 r_k³ / r_{k−1}²`,
+/// the quadratic prediction with a margin, below the tolerance after a full step). Same stopping rule, step halving and failures as
+/// [`newton_generic`]. Vectors: the iterate and two updates (the last one, kept for step
+/// halving, and the one being computed).
+pub(super) fn newton_sideways(
+    sw: &mut Sideways<'_>,
+    settings: &NewtonSettings,
+    mut u: Vec<f64>,
+) -> Result<(Vec<f64>, NewtonHistory), InverseError> {
+    let n = sw.unknowns();
+    let mut hist = NewtonHistory {
+        unknowns: n,
+        nonzeros: sw.stored(),
+        linear_solver: LinearSolverKind::Sideways,
+        ..Default::default()
+    };
+    let mut du = vec![0.0; n];
+    let mut du_new = vec![0.0; n];
+    // step length of the current iterate from the last one (1 until a step is halved)
+    let mut step = 1.0;
+    let mut force_full = false;
+    loop {
+        // quadratic convergence, r_{k+1} ≈ C r_k² with C from the last two residuals, with a
+        // margin of 10
+        let expect_converged = !force_full
+            && step == 1.0
+            && match hist.residuals[..] {
+                [.., a, b] => 10.0 * b * (b / a) * (b / a) < settings.tolerance,
+                _ => false,
+            };
+        let full = !expect_converged;
+        let pass = match sw.pass(&u, &mut du_new, full) {
+            Ok(p) => p,
+            Err(PassError::Linear(e)) => return Err(e.into()),
+            Err(PassError::Element(source)) => {
+                if hist.iterations == 0 || step < 1.0 / 16.0 {
+                    return Err(InverseError::Element {
+                        iteration: hist.iterations,
+                        source,
+                    });
+                }
+                // u = u_old − step du → u_old − (step / 2) du
+                for (uk, dk) in u.iter_mut().zip(&du) {
+                    *uk += 0.5 * step * dk;
+                }
+                step *= 0.5;
+                continue;
+            }
+        };
+        hist.assembly_seconds += pass.kernel_seconds;
+        hist.linear_seconds += pass.column_seconds;
+        let norm = pass.norm;
+        if !full {
+            hist.residual_checks += 1;
+            if norm < settings.tolerance {
+                hist.residuals.push(norm);
+                return Ok((u, hist));
+            }
+            // not yet: the same iterate again, with the update
+            force_full = true;
+            continue;
+        }
+        force_full = false;
+        hist.residuals.push(norm);
+        if norm < settings.tolerance {
+            return Ok((u, hist));
+        }
+        if hist.iterations >= settings.max_iterations || !norm.is_finite() {
+            return Err(newton_failed(hist, norm, settings));
+        }
+        hist.linear_residual = hist.linear_residual.max(pass.mismatch / norm);
+        hist.iterations += 1;
+        std::mem::swap(&mut du, &mut du_new);
+        for (uk, dk) in u.iter_mut().zip(&du) {
+            *uk -= dk;
+        }
+        step = 1.0;
+    }
+}
+
+/// The Newton failure for the history `hist` ending at `norm`.
+fn newton_failed(hist: NewtonHistory, norm: f64, settings: &NewtonSettings) -> InverseError {
+    let history_text = hist
+        .residuals
+        .iter()
+        .map(|x| format!("{x:.2e}"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    InverseError::NewtonFailed {
+        iterations: hist.iterations,
+        residual: norm,
+        tolerance: settings.tolerance,
+        history: hist.residuals,
+        history_text,
+    }
 }

@@ -4,11 +4,39 @@
 //! numbers of the unknowns `x`, `v` and `F` of the same node.
 
 use super::TipLaw;
-use super::assembly::{Assembly, Mode};
+use super::assembly::{Assembly, Layout, Mode};
 use crate::discretize::pattern::SKIP;
 use crate::inverse::element::N_DOF;
 
+/// The global numbering of [`Assembly`] (time level by time level).
+pub(super) struct GlobalLayout {
+    ns1: usize,
+    n_field: usize,
+    n: usize,
+}
+
+impl Layout for GlobalLayout {
+    fn node(&self, i: usize, j: usize) -> usize {
+        Assembly::dof(self.ns1, i, j, 0)
+    }
+    fn force(&self, j: usize) -> usize {
+        self.n_field + 3 * (j - 1)
+    }
+    fn len(&self) -> usize {
+        self.n
+    }
+}
+
 impl Assembly<'_> {
+    /// The global numbering as a [`Layout`].
+    pub(super) fn layout(&self) -> GlobalLayout {
+        GlobalLayout {
+            ns1: self.ns1(),
+            n_field: self.n_field,
+            n: self.n,
+        }
+    }
+
     pub(super) fn ns1(&self) -> usize {
         self.mesh.elements_s + 1
     }

@@ -61,6 +61,50 @@ impl SpaceTimeSolution {
         (x, v)
     }
 
+    /// `(x, v)` at `(s, t)` by tensor-product cubic Lagrange interpolation through the 4 × 4
+    /// nodes around the point (stencils shifted inwards at the boundaries; bilinear,
+    /// [`Self::field_at`], on meshes with fewer than 3 elements in a direction). Exact for
+    /// bicubic fields; smooth fields are interpolated to `O(h⁴)` (bilinear: `O(h²)`), which is
+    /// what a Newton start on a finer mesh needs: the residual sees second differences of
+    /// the interpolation error.
+    pub fn field_at_cubic(&self, s: f64, t: f64) -> ([f64; 3], [f64; 3]) {
+        let (ns, nt) = (self.mesh.elements_s, self.mesh.elements_t);
+        if ns < 3 || nt < 3 {
+            return self.field_at(s, t);
+        }
+        let (i0, ws) = cubic_stencil(s / self.hs(), ns);
+        let (j0, wt) = cubic_stencil((t - self.mesh.t_start) / self.mesh.ht(), nt);
+        let (mut x, mut v) = ([0.0; 3], [0.0; 3]);
+        for (b, wb) in wt.iter().enumerate() {
+            for (a, wa) in ws.iter().enumerate() {
+                let w = wa * wb;
+                let (xn, vn) = (self.x_at(i0 + a, j0 + b), self.v_at(i0 + a, j0 + b));
+                for c in 0..3 {
+                    x[c] += w * xn[c];
+                    v[c] += w * vn[c];
+                }
+            }
+        }
+        (x, v)
+    }
+
+    /// The actuation at `t` by cubic Lagrange interpolation in time (see
+    /// [`Self::field_at_cubic`]; linear, [`Self::actuation_at`], with fewer than 3 elements).
+    pub fn actuation_at_cubic(&self, t: f64) -> [f64; 3] {
+        let nt = self.mesh.elements_t;
+        if nt < 3 {
+            return self.actuation_at(t);
+        }
+        let (j0, w) = cubic_stencil((t - self.mesh.t_start) / self.mesh.ht(), nt);
+        let mut f = [0.0; 3];
+        for (b, wb) in w.iter().enumerate() {
+            for c in 0..3 {
+                f[c] += wb * self.actuation[j0 + b][c];
+            }
+        }
+        f
+    }
+
     /// Tip pose `x(L, t_j)`.
     pub fn tip(&self, j: usize) -> [f64; 3] {
         self.x_at(self.mesh.elements_s, j)
@@ -187,4 +231,19 @@ pub fn interpolate(t: &[f64], y: &[[f64; 3]], at: f64) -> [f64; 3] {
     let k = t.partition_point(|&x| x <= at) - 1;
     let w = (at - t[k]) / (t[k + 1] - t[k]);
     [0, 1, 2].map(|c| (1.0 - w) * y[k][c] + w * y[k + 1][c])
+}
+
+/// First node and weights of the 4-point Lagrange stencil at position `u` (in steps) on nodes
+/// `0..=n`, `n ≥ 3`: the nodes `⌊u⌋ − 1 ..= ⌊u⌋ + 2`, shifted to stay inside.
+fn cubic_stencil(u: f64, n: usize) -> (usize, [f64; 4]) {
+    let k = u.floor().max(0.0) as usize;
+    let base = k.saturating_sub(1).min(n - 3);
+    let xi = u - base as f64;
+    let w = [
+        -(xi - 1.0) * (xi - 2.0) * (xi - 3.0) / 6.0,
+        xi * (xi - 2.0) * (xi - 3.0) / 2.0,
+        -xi * (xi - 1.0) * (xi - 3.0) / 2.0,
+        xi * (xi - 1.0) * (xi - 2.0) / 6.0,
+    ];
+    (base, w)
 }
