@@ -15,7 +15,8 @@
 //! Writes `work_precision.csv` (every run), `work_precision_<problem>.png` (log-log tip error
 //! against whole-run time, one curve per method), the scenarios (`<problem>.toml`) and
 //! `summary.json` (reference convergence, and each method's time at the tip errors 1e-3 and
-//! 1e-4 m, interpolated log-log between the measured steps). Runs of all configurations are
+//! 1e-4 m, interpolated log-log between the measured steps; wall time as the user waits, and
+//! the runs' CPU time, which a loaded machine inflates less). Runs of all configurations are
 //! interleaved `repeats` times and their median is reported, so a drift of the machine's speed
 //! hits every method alike. `--baseline BINARY` times another build of `stmech` on the same
 //! scenarios too (its curves are marked "baseline"). The runs write their outputs into a
@@ -223,13 +224,38 @@ struct Config {
     scenario: PathBuf,
     out: PathBuf,
     walls: Vec<f64>,
+    cpus: Vec<f64>,
     iterations: u64,
     steps: u64,
     error: (f64, f64),
 }
 
-/// Runs `binary run scenario --out out --force [--threads n]` and returns its wall time (s).
-fn time_run(binary: &Path, c: &Config, threads: Option<u32>) -> Result<f64, Failure> {
+/// User + system CPU time of all waited-for children of this process (s); `None` where the
+/// platform does not say.
+fn children_cpu_seconds() -> Option<f64> {
+    #[cfg(unix)]
+    {
+        let mut usage = std::mem::MaybeUninit::<libc::rusage>::uninit();
+        // SAFETY: `getrusage` fills the `rusage` it is given and returns 0, or fails with -1
+        // and leaves it untouched (then it is not read).
+        let ok = unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, usage.as_mut_ptr()) } == 0;
+        if !ok {
+            return None;
+        }
+        // SAFETY: initialised by the successful call above.
+        let u = unsafe { usage.assume_init() };
+        let secs = |t: libc::timeval| t.tv_sec as f64 + 1e-6 * t.tv_usec as f64;
+        Some(secs(u.ru_utime) + secs(u.ru_stime))
+    }
+    #[cfg(not(unix))]
+    {
+        None
+    }
+}
+
+/// Runs `binary run scenario --out out --force [--threads n]` and returns its wall time and
+/// CPU time (user + system; NaN where unknown) (s).
+fn time_run(binary: &Path, c: &Config, threads: Option<u32>) -> Result<(f64, f64), Failure> {
     let mut cmd = Command::new(binary);
     cmd.arg("run")
         .arg(&c.scenario)
@@ -242,12 +268,17 @@ fn time_run(binary: &Path, c: &Config, threads: Option<u32>) -> Result<f64, Fail
     cmd.stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped());
+    let cpu_before = children_cpu_seconds();
     let start = Instant::now();
     let output = cmd
         .output()
         .with_context(|| format!("cannot start {}", binary.display()))
         .map_err(|e| Failure::new(Failure::IO, e))?;
     let wall = start.elapsed().as_secs_f64();
+    let cpu = match (cpu_before, children_cpu_seconds()) {
+        (Some(a), Some(b)) => b - a,
+        _ => f64::NAN,
+    };
     if !output.status.success() {
         return Err(Failure::new(
             Failure::SOLVER,
@@ -259,7 +290,7 @@ fn time_run(binary: &Path, c: &Config, threads: Option<u32>) -> Result<f64, Fail
             ),
         ));
     }
-    Ok(wall)
+    Ok((wall, cpu))
 }
 
 fn median(v: &[f64]) -> f64 {
@@ -394,6 +425,7 @@ pub fn run(opts: &Options<'_>) -> Result<(), Failure> {
                         scenario,
                         out: scratch.join(format!("out-{tag}")),
                         walls: Vec::new(),
+                        cpus: Vec::new(),
                         iterations: 0,
                         steps: 0,
                         error: (f64::NAN, f64::NAN),
@@ -406,8 +438,9 @@ pub fn run(opts: &Options<'_>) -> Result<(), Failure> {
     // interleaved timed runs
     for r in 0..repeats {
         for c in configs.iter_mut() {
-            let wall = time_run(&binaries[c.binary].1, c, opts.threads)?;
+            let (wall, cpu) = time_run(&binaries[c.binary].1, c, opts.threads)?;
             c.walls.push(wall);
+            c.cpus.push(cpu);
         }
         outln!("round {} of {repeats} done", r + 1);
     }
@@ -427,14 +460,14 @@ pub fn run(opts: &Options<'_>) -> Result<(), Failure> {
 
     // table, plots, summary
     let mut csv = String::from(
-        "problem,binary,method,step [s],steps,newton_iterations,tip_error_max [m],tip_error_final [m],wall_median [s],wall_min [s],wall_max [s]\n",
+        "problem,binary,method,step [s],steps,newton_iterations,tip_error_max [m],tip_error_final [m],wall_median [s],wall_min [s],wall_max [s],cpu_median [s]\n",
     );
     for c in &configs {
         let min = c.walls.iter().copied().fold(f64::INFINITY, f64::min);
         let max = c.walls.iter().copied().fold(0.0, f64::max);
         let _ = writeln!(
             csv,
-            "{},{},{},{},{},{},{:e},{:e},{:.4},{:.4},{:.4}",
+            "{},{},{},{},{},{},{:e},{:e},{:.4},{:.4},{:.4},{:.4}",
             problems[c.problem].name,
             binaries[c.binary].0,
             c.method,
@@ -445,7 +478,8 @@ pub fn run(opts: &Options<'_>) -> Result<(), Failure> {
             c.error.1,
             median(&c.walls),
             min,
-            max
+            max,
+            median(&c.cpus)
         );
     }
     std::fs::write(staging.file("work_precision.csv"), &csv)
@@ -457,14 +491,15 @@ pub fn run(opts: &Options<'_>) -> Result<(), Failure> {
         let mut per_method = serde_json::Map::new();
         outln!("\n{}", pr.title);
         outln!(
-            "{:<12} {:<16} {:>10} {:>8} {:>10} {:>12} {:>10}",
+            "{:<12} {:<16} {:>10} {:>8} {:>10} {:>12} {:>10} {:>10}",
             "binary",
             "method",
             "step [s]",
             "steps",
             "iterations",
             "tip error [m]",
-            "wall [s]"
+            "wall [s]",
+            "cpu [s]"
         );
         for (ib, (bname, _)) in binaries.iter().enumerate() {
             for method in METHODS {
@@ -474,18 +509,25 @@ pub fn run(opts: &Options<'_>) -> Result<(), Failure> {
                     .collect();
                 let pts: Vec<(f64, f64)> =
                     rows.iter().map(|c| (c.error.0, median(&c.walls))).collect();
+                let cpu_pts: Vec<(f64, f64)> =
+                    rows.iter().map(|c| (c.error.0, median(&c.cpus))).collect();
                 for c in &rows {
                     outln!(
-                        "{bname:<12} {method:<16} {:>10} {:>8} {:>10} {:>12.3e} {:>10.4}",
+                        "{bname:<12} {method:<16} {:>10} {:>8} {:>10} {:>12.3e} {:>10.4} {:>10.4}",
                         c.step,
                         c.steps,
                         c.iterations,
                         c.error.0,
-                        median(&c.walls)
+                        median(&c.walls),
+                        median(&c.cpus)
                     );
                 }
                 let at: Vec<Option<f64>> =
                     TARGETS.iter().map(|&e| time_at_error(&pts, e)).collect();
+                let cpu_at: Vec<Option<f64>> = TARGETS
+                    .iter()
+                    .map(|&e| time_at_error(&cpu_pts, e))
+                    .collect();
                 let default = if method == METHODS[0] {
                     " (default)"
                 } else {
@@ -503,7 +545,8 @@ pub fn run(opts: &Options<'_>) -> Result<(), Failure> {
                         "tip_error_max_m": rows.iter().map(|c| c.error.0).collect::<Vec<_>>(),
                         "wall_median_s": rows.iter().map(|c| median(&c.walls)).collect::<Vec<_>>(),
                         "newton_iterations": rows.iter().map(|c| c.iterations).collect::<Vec<_>>(),
-                        "wall_at_tip_error_s": TARGETS.iter().zip(&at).map(|(e, t)| json!({ "tip_error_m": e, "wall_s": t })).collect::<Vec<_>>(),
+                        "cpu_median_s": rows.iter().map(|c| median(&c.cpus)).collect::<Vec<_>>(),
+                        "wall_at_tip_error_s": TARGETS.iter().zip(&at).zip(&cpu_at).map(|((e, t), c)| json!({ "tip_error_m": e, "wall_s": t, "cpu_s": c })).collect::<Vec<_>>(),
                     }),
                 );
                 series.push(Series {
@@ -516,11 +559,12 @@ pub fn run(opts: &Options<'_>) -> Result<(), Failure> {
             let line: Vec<String> = per_method
                 .iter()
                 .map(|(name, v)| {
-                    let t = v["wall_at_tip_error_s"][k]["wall_s"].as_f64();
-                    format!(
-                        "{name} {}",
-                        t.map_or("out of range".to_owned(), |t| format!("{t:.3} s"))
-                    )
+                    let at = &v["wall_at_tip_error_s"][k];
+                    match (at["wall_s"].as_f64(), at["cpu_s"].as_f64()) {
+                        (Some(w), Some(c)) => format!("{name} {w:.3} s (cpu {c:.3} s)"),
+                        (Some(w), None) => format!("{name} {w:.3} s"),
+                        _ => format!("{name} out of range"),
+                    }
                 })
                 .collect();
             outln!("whole run at tip error {e:e} m: {}", line.join("; "));
