@@ -1,7 +1,7 @@
 //! Global assembly for the planar beam: the CSC pattern of the element connectivity, the map
 //! from element entries to value positions (computed once per mesh) and the LU, whose storage
 //! is allocated once and reused by every Newton iteration of every load or time step: banded
-//! (the nodes are numbered along the beam, so the band is `3(p + 2) − 1` wide on any mesh).
+//! (the nodes are numbered along the beam, so the band is `6(p + 1) − 1` wide on any mesh).
 //!
 //! Prescribed unknowns (clamped or pinned ends) keep their reference value: their rows and
 //! columns are replaced by those of the identity and their residual entries are zero.
@@ -52,7 +52,7 @@ impl BeamAssembler {
             .collect();
         let diag = (0..n).map(|i| pattern.position(i, i)).collect();
         let values = vec![0.0; pattern.nnz()];
-        // Nodes are numbered along the beam: the band is 3(p + 2) − 1 wide whatever the mesh,
+        // Nodes are numbered along the beam: the band is 6(p + 1) − 1 wide whatever the mesh,
         // and the banded LU is the cheapest choice even for the smallest meshes (10 quadratic
         // elements, 63 unknowns: ~8k flops against ~170k for the dense LU that
         // `LinearSolver::for_pattern` picks below 4 band widths).
