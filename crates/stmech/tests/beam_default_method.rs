@@ -1,8 +1,8 @@
 //! The default forward method of the planar beam (issue 14, `docs/verification.md` §B9): a
 //! scenario without `[dynamic] method` integrates with the energy-momentum stepper, and at the
 //! step of the flying-beam example it reaches the tip accuracy the docs state — better than the
-//! space-time slabs at the same step and with no more Newton iterations (the work-precision
-//! study shows the whole-run times; tests do not time).
+//! space-time slabs at the same step, with as many Newton iterations (the work-precision study
+//! shows the whole-run times; tests do not time).
 
 use std::path::Path;
 use stmech::beam::dynamics::EnergyMomentumStepper;

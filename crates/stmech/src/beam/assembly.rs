@@ -113,6 +113,15 @@ impl BeamAssembler {
         Ok(())
     }
 
+    /// Solves `K Δ = −r` into `r` with the last factorisation (a chord step of Newton;
+    /// prescribed entries of `r` must be zero).
+    pub fn solve(&mut self, r: &mut [f64]) {
+        for v in r.iter_mut() {
+            *v = -*v;
+        }
+        self.lu.solve_in_place(r);
+    }
+
     /// Whether unknown `i` is prescribed.
     pub fn is_fixed(&self, i: usize) -> bool {
         self.fixed[i]

@@ -13,11 +13,16 @@
 //! [`super::cayley::discrete_gradient_into`] (`f̄·inc = Π(x₁) − Π(x₀)` and
 //! `Σ_a r̄_a × f̄_r,a + f̄_Θ,a = 0`) or [`BeamElement::discrete_gradient_into`] (energy only).
 //! Eliminating `v₁ = 2 inc/Δt − v₀` leaves
-//! `R(d) = (2/Δt²) M (inc(d) − Δt v₀) + f̄(x₀, x₀ + d) − f_ext = 0`, solved by Newton for the
-//! increment `d = x₁ − x₀` (not for `x₁`: the inertia term then has no cancellation between
-//! `x₁` and `x₀`, whose round-off `(2/Δt²) M ε |x|` would otherwise put a floor under the
-//! residual, ~2e-9 N for the flying beam with `Δt = 3 ms`, above the usual tolerance).
-//!
+//! `R(d) = (2/Δt²) M (d − Δt v₀) + f̄(x₀, x₁(d)) − f_ext = 0`, solved by Newton for the
+//! increment itself, `d = inc` (`Δr_a`, and `Θ_a` for the Cayley angles, `θ₁ = θ₀ + 2 atan(Θ/2)`).
+//! Not for `x₁`: the inertia term then has no cancellation between `x₁` and `x₀`, whose
+//! round-off `(2/Δt²) M ε |x|` would put a floor under the residual (~2e-9 N for the flying beam
+//! with `Δt = 3 ms`, above the usual tolerance). And not for `Δθ`: in `Θ` the dominant inertia
+//! term is linear, so Newton's error after one iteration is that of the internal forces alone
+//! (with `Δθ` as the unknown the curvature of `2 tan(Δθ/2)` times `(2/Δt²) M` left ~2e-9 N
+//! after the first iteration of the flying beam at `Δt = 6 ms`, and a second iteration in most
+//! steps).
+
 //! Conservation, without loads: `T₁ + Π₁ = T₀ + Π₀` to the Newton tolerance (multiply the
 //! second equation by `v_{1/2}`); linear momentum exactly (`Σ_a f̄_a,r = 0`); angular momentum
 //! exactly with the Cayley increment, to `O(Δt²)` with the additive one (`docs/theory.md` §5
@@ -38,7 +43,7 @@
 use super::assembly::{BeamAssembler, ElementPass};
 use super::cayley;
 use super::element::{BeamElement, MAX_DOFS};
-use super::integrator::{BeamIntegrator, VelocityHistory};
+use super::integrator::{BeamIntegrator, CHORD_CONTRACTION, VelocityHistory};
 use super::model::BeamModel;
 use crate::error::SolveError;
 use crate::solve::NewtonParams;
@@ -87,9 +92,10 @@ pub struct EnergyMomentumStepper<'a> {
     step: usize,
     x: Vec<f64>,
     v: Vec<f64>,
-    /// The unknown of Newton: the increment `d = x₁ − x₀`.
+    /// The unknown of Newton: the increment `inc` (`Δr`; `Θ = 2 tan(Δθ/2)` for the Cayley
+    /// angles, `Δθ` for the additive ones).
     d: Vec<f64>,
-    /// `x₀ + d`.
+    /// `x₁(d)`.
     x1: Vec<f64>,
     r: Vec<f64>,
     fext: Vec<f64>,
@@ -173,15 +179,17 @@ impl<'a> EnergyMomentumStepper<'a> {
         i % 3 == 2 && self.rotation == RotationIncrement::Cayley
     }
 
-    /// Increment of unknown `i` as the kinematic relation sees it: `d_i`, or for an angle
-    /// with the Cayley update `2 tan(d_i/2)`.
+    /// `x₁ = x₀ + Δx` of unknown `i` for its increment `inc = d_i`: `Δx = inc`, or for an
+    /// angle with the Cayley update `Δθ = 2 atan(inc/2)`.
     #[inline]
-    fn increment(&self, i: usize) -> f64 {
-        if self.is_cayley_angle(i) {
-            cayley::cayley(self.d[i])
+    fn set_x1(&mut self, i: usize) {
+        let inc = self.d[i];
+        let dx = if self.is_cayley_angle(i) {
+            2.0 * (0.5 * inc).atan()
         } else {
-            self.d[i]
-        }
+            inc
+        };
+        self.x1[i] = self.x[i] + dx;
     }
 
     /// Starts from the reference configuration at rest at `t = 0`.
@@ -247,7 +255,7 @@ impl<'a> EnergyMomentumStepper<'a> {
                     for k in 0..3 {
                         let (ia, ib) = (o + 3 * a + k, o + 3 * b + k);
                         let m = self.mass[a][b][usize::from(k == 2)];
-                        r[ia] += c * m * (self.increment(ib) - self.dt * self.v[ib]);
+                        r[ia] += c * m * (self.d[ib] - self.dt * self.v[ib]);
                     }
                 }
             }
@@ -303,15 +311,21 @@ impl<'a> EnergyMomentumStepper<'a> {
                         }
                     }
                 }
-                // inertia: (2/Δt²) M ∂(increment)/∂d
+                // Cayley angles: the unknown is Θ, ∂θ₁/∂Θ = 1/(1 + Θ²/4)
+                if rotation == RotationIncrement::Cayley {
+                    for b in 0..=p {
+                        let theta = d[o + 3 * b + 2];
+                        let s = 1.0 / (1.0 + 0.25 * theta * theta);
+                        for row in k.iter_mut().take(nd) {
+                            row[3 * b + 2] *= s;
+                        }
+                    }
+                }
+                // inertia: (2/Δt²) M
                 for a in 0..=p {
                     for b in 0..=p {
                         for kk in 0..3 {
-                            let mut m = c * mass[a][b][usize::from(kk == 2)];
-                            if kk == 2 && rotation == RotationIncrement::Cayley {
-                                m *= cayley::cayley_derivative(d[o + 3 * b + 2]);
-                            }
-                            k[3 * a + kk][3 * b + kk] += m;
+                            k[3 * a + kk][3 * b + kk] += c * mass[a][b][usize::from(kk == 2)];
                         }
                     }
                 }
@@ -340,23 +354,17 @@ impl<'a> EnergyMomentumStepper<'a> {
         Ok(norm.sqrt())
     }
 
-    /// Sets `d` and `x₁ = x₀ + d` for the mean velocity `vbar` (`Θ = Δt v̄` for the Cayley
-    /// angles).
+    /// Sets the increment `d = Δt v̄` for the predicted mean velocity `v̄` (or `v₀`), and
+    /// `x₁`.
     fn set_increment_from(&mut self, vbar_from_history: bool) {
-        let n = self.x.len();
-        for i in 0..n {
+        for i in 0..self.x.len() {
             let v = if vbar_from_history {
                 self.vbar[i]
             } else {
                 self.v[i]
             };
-            let inc = self.dt * v;
-            self.d[i] = if self.is_cayley_angle(i) {
-                2.0 * (0.5 * inc).atan()
-            } else {
-                inc
-            };
-            self.x1[i] = self.x[i] + self.d[i];
+            self.d[i] = self.dt * v;
+            self.set_x1(i);
         }
     }
 
@@ -372,6 +380,7 @@ impl<'a> EnergyMomentumStepper<'a> {
             t_end: t1,
             iteration,
         };
+        let mut previous = f64::INFINITY;
         for it in 0..=newton.max_iterations {
             // The first residual is far from the tolerance: assemble the matrix with it. Later
             // ones usually meet it: assemble the matrix only if they do not.
@@ -386,16 +395,25 @@ impl<'a> EnergyMomentumStepper<'a> {
             if it == newton.max_iterations {
                 break;
             }
-            if it > 0 {
+            // Reuse the factorisation while the residual falls fast (a chord step), else
+            // assemble and factorise the matrix at the current iterate.
+            let chord = it > 0 && norm <= CHORD_CONTRACTION * previous;
+            if it > 0 && !chord {
                 norm = self.assemble(true).map_err(|_| nonfinite(it))?;
                 *self.history.last_mut().expect("pushed above") = norm;
             }
+            previous = norm;
             let mut r = std::mem::take(&mut self.r);
-            let res = self.asm.factorize_and_solve(&mut r);
+            let res = if chord {
+                self.asm.solve(&mut r);
+                Ok(())
+            } else {
+                self.asm.factorize_and_solve(&mut r)
+            };
             self.solves += 1;
             for i in 0..n {
                 self.d[i] += r[i];
-                self.x1[i] = self.x[i] + self.d[i];
+                self.set_x1(i);
             }
             let round_off = super::statics::at_round_off(&r, &self.x1);
             self.r = r;
@@ -419,13 +437,13 @@ impl<'a> EnergyMomentumStepper<'a> {
         })
     }
 
-    /// Takes `x₁ = x₀ + d` as the new state: `v₁ = 2 inc/Δt − v₀` (with `Θ` for the angles
+    /// Takes `x₁(d)` as the new state: `v₁ = 2 inc/Δt − v₀` (with `Θ` for the angles
     /// under the Cayley update).
     fn accept(&mut self, t1: f64) {
         self.predictor.push(&self.v, self.dt);
         let mut work = 0.0;
         for i in 0..self.x.len() {
-            let inc = self.increment(i);
+            let inc = self.d[i];
             work += self.fext[i] * inc;
             self.v[i] = 2.0 * inc / self.dt - self.v[i];
         }

@@ -41,7 +41,7 @@
 use super::assembly::{BeamAssembler, ElementPass};
 use super::dynamics::BeamDiagnostics;
 use super::element::{BeamElement, ElementError, MAX_DOFS};
-use super::integrator::{BeamIntegrator, VelocityHistory};
+use super::integrator::{BeamIntegrator, CHORD_CONTRACTION, VelocityHistory};
 use super::model::BeamModel;
 use crate::basis::GaussLegendre;
 use crate::error::SolveError;
@@ -280,6 +280,11 @@ impl<'a> SpaceTimeSolver<'a> {
         self.last_iterations
     }
 
+    /// Residual norms (N) of the last Newton solve of the last slab, first to last.
+    pub fn residual_history(&self) -> &[f64] {
+        &self.history
+    }
+
     /// Energy defect `Π(x₁) − Π(x₀) − F̄·Δx` (J) of the last slab: its energy error apart from
     /// the Newton residual.
     pub fn last_defect(&self) -> f64 {
@@ -446,6 +451,7 @@ impl<'a> SpaceTimeSolver<'a> {
             t_end: t1,
             iteration,
         };
+        let mut previous = f64::INFINITY;
         for it in 0..=newton.max_iterations {
             // The first residual is far from the tolerance: assemble the matrix with it. Later
             // ones usually meet it: assemble the matrix only if they do not.
@@ -460,12 +466,21 @@ impl<'a> SpaceTimeSolver<'a> {
             if it == newton.max_iterations {
                 break;
             }
-            if it > 0 {
+            // Reuse the factorisation while the residual falls fast (a chord step), else
+            // assemble and factorise the matrix at the current iterate.
+            let chord = it > 0 && norm <= CHORD_CONTRACTION * previous;
+            if it > 0 && !chord {
                 norm = self.residual(true).map_err(|_| nonfinite(it))?;
                 *self.history.last_mut().expect("pushed above") = norm;
             }
+            previous = norm;
             let mut r = std::mem::take(&mut self.r);
-            let res = self.asm.factorize_and_solve(&mut r);
+            let res = if chord {
+                self.asm.solve(&mut r);
+                Ok(())
+            } else {
+                self.asm.factorize_and_solve(&mut r)
+            };
             self.solves += 1;
             for i in 0..n {
                 self.d[i] += r[i];
