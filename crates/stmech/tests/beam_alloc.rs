@@ -8,7 +8,7 @@
 //! On meshes of `PARALLEL_MIN_ELEMENTS` or more elements the element terms are computed in
 //! parallel (issue 14) into buffers allocated once: steps taken on a rayon worker thread still
 //! allocate nothing; steps called from outside the pool hand each parallel pass to rayon's
-//! global job queue, which allocates a block now and then (about one per 40 passes; asserted
+//! global job queue, which allocates a block now and then (about one per 40–60 passes; asserted
 //! bound: one per 20).
 
 use std::alloc::{GlobalAlloc, Layout, System};
@@ -235,7 +235,7 @@ fn parallel_time_steps_do_not_allocate() {
         "allocations on a worker thread"
     );
     // from outside the pool (the global pool, as the CLI runs): each parallel pass is a job
-    // injected into rayon's global queue, which allocates a block now and then (measured: 19
+    // injected into rayon's global queue, which allocates a block now and then (measured: 12
     // allocations in 200 steps of 2–4 passes each); bounded by one per 20 passes
     let mut em = EnergyMomentumStepper::at_rest(&m, 2e-3, newton).unwrap();
     em.step().unwrap();

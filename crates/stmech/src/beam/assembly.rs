@@ -128,10 +128,12 @@ impl BeamAssembler {
     }
 }
 
-/// Meshes with at least this many elements have their element terms computed in parallel
-/// (below, a pass costs less than waking the worker threads: ~10 µs against ~0.5–2 µs per
-/// element; measured in `docs/verification.md` §B10).
-pub const PARALLEL_MIN_ELEMENTS: usize = 64;
+/// Meshes with at least this many elements have their element terms computed in parallel.
+/// The element terms are only part of a step (28 % of the stepper's instructions, 45 % of the
+/// slabs', the banded LU and its solves most of the rest: at most 1.16× and 1.29× on two
+/// cores), and a pass costs ~0.25–1.4 µs per element against ~10 µs to wake the workers and
+/// ~10 % more CPU time in total, so smaller meshes stay serial (`docs/verification.md` §B10).
+pub const PARALLEL_MIN_ELEMENTS: usize = 256;
 
 /// Elements per parallel batch: the buffers hold one batch (at most ~0.4 MB), whatever the
 /// mesh size.
