@@ -23,8 +23,9 @@
 # the rest of the total is process start-up, loading and the summary itself). Every column is
 # the median over the runs. HYPERFINE=1 times the total with `hyperfine` instead (installed
 # with apt-get if missing, unless NO_INSTALL=1).
-# Sizes: time elements (rigid body, pendulum), time steps (planar beam), space-time nodes
-# (beam inverse; the ladder is 20 … 256 space elements with the time step from the wave speeds).
+# Sizes: time elements (rigid body, pendulum), time steps (planar beam), space elements
+# (planar beam, 200 steps: the `-space` ladders), space-time nodes (beam inverse; the ladder is
+# 20 … 256 space elements with the time step from the wave speeds).
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -92,6 +93,13 @@ gen_beam() { # flying beam, Δt = 0.025 s, N steps; $3 = method
 }
 gen_beam_stepper() { gen_beam "$1" "$2" energy-momentum; }
 gen_beam_slabs() { gen_beam "$1" "$2" space-time; }
+gen_beam_space() { # flying beam with N quadratic elements, 200 steps of 0.025 s; $3 = method
+    sed -e "s/^elements = .*/elements = $1/" -e "s/^end = [0-9].*/end = 5.0/" \
+        -e "s/^step = .*/step = 0.025\nmethod = \"$3\"/" "$ex/beam/03_flying_beam.toml" >"$2"
+    echo "$1"
+}
+gen_beam_stepper_space() { gen_beam_space "$1" "$2" energy-momentum; }
+gen_beam_slabs_space() { gen_beam_space "$1" "$2" space-time; }
 gen_inverse() { # [I] Example 3.2 with N space elements; $3 = method
     sed -e "s/^resolution = .*/resolution = $1/" "$ex/beam_inverse/example_3_2.toml" >"$2"
     printf 'method = "%s"\n' "$3" | cat - "$2" >"$2.tmp" && mv "$2.tmp" "$2"
@@ -107,11 +115,13 @@ if [[ "$QUICK" == 1 ]]; then
     ladder_rigid="1000 3000 10000 30000"
     ladder_pend="500 1000 2000"
     ladder_beam="150 300 600 1200"
+    ladder_beam_space="40 80 160 320"
     ladder_inv="20 32 64 128"
 else
     ladder_rigid="1000 3000 10000 30000 100000"
     ladder_pend="500 1000 2000 4000 8000"
     ladder_beam="150 300 600 1200 2400 4800"
+    ladder_beam_space="40 80 160 320 640 1280"
     ladder_inv="20 32 64 128 256"
 fi
 ladders=(
@@ -121,6 +131,8 @@ ladders=(
     "pendulum|double pendulum (p = 2, blocks of 100)|time elements|gen_pendulum|$ladder_pend"
     "beam-stepper|planar beam, energy-momentum stepper|time steps|gen_beam_stepper|$ladder_beam"
     "beam-slabs|planar beam, space-time slabs|time steps|gen_beam_slabs|$ladder_beam"
+    "beam-stepper-space|planar beam, energy-momentum stepper, 200 steps|space elements|gen_beam_stepper_space|$ladder_beam_space"
+    "beam-slabs-space|planar beam, space-time slabs, 200 slabs|space elements|gen_beam_slabs_space|$ladder_beam_space"
     "inverse-fem|beam inverse Ex. 3.2, space-time FEM|space-time nodes|gen_inverse_fem|$ladder_inv"
     "inverse-chars|beam inverse Ex. 3.2, characteristics|space-time nodes|gen_inverse_chars|$ladder_inv"
 )

@@ -19,6 +19,7 @@ mod progress;
 mod run;
 mod static_run;
 mod study;
+mod work_precision;
 
 use clap::{Parser, Subcommand};
 use std::path::{Path, PathBuf};
@@ -96,6 +97,29 @@ enum Command {
         /// Replace an existing output directory.
         #[arg(long)]
         force: bool,
+    },
+    /// Work-precision study of the forward beam methods: tip error (against an RK4 reference)
+    /// against whole `stmech run` wall time for every method and several steps, with log-log
+    /// plots.
+    WorkPrecision {
+        /// Output directory.
+        #[arg(long, value_name = "DIR", default_value = "out/work-precision")]
+        out: PathBuf,
+        /// Replace an existing output directory.
+        #[arg(long)]
+        force: bool,
+        /// Timed runs of every configuration (interleaved; the median is reported).
+        #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=50))]
+        repeats: u32,
+        /// Only the flying beam, three coarse steps, one run each (a smoke test).
+        #[arg(long)]
+        quick: bool,
+        /// Also time another stmech binary (e.g. an older build) on the same scenarios.
+        #[arg(long, value_name = "BINARY")]
+        baseline: Option<PathBuf>,
+        /// Directory for the runs' outputs [default: the system's temporary directory].
+        #[arg(long, value_name = "DIR")]
+        scratch: Option<PathBuf>,
     },
     /// Run every inverse method (space-time FEM, characteristics, sequential baseline) on one
     /// beam-inverse scenario and write compare.csv, compare.png and summary.json.
@@ -204,6 +228,22 @@ fn main() -> ExitCode {
         } => inverse_run::run_demo(out, force, limits::limit(max_memory)),
         Command::Convergence { out, force } => convergence::run(&out, force),
         Command::Conditioning { out, force } => conditioning::run(&out, force),
+        Command::WorkPrecision {
+            out,
+            force,
+            repeats,
+            quick,
+            baseline,
+            scratch,
+        } => work_precision::run(&work_precision::Options {
+            out: &out,
+            force,
+            repeats: repeats as usize,
+            quick,
+            baseline: baseline.as_deref(),
+            threads: cli.threads,
+            scratch: scratch.as_deref(),
+        }),
         Command::Compare {
             scenario,
             out,

@@ -129,3 +129,43 @@ fn bad_beam_input_exit_codes() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("Remedy"));
     assert!(dir.path().join("x.failed/summary.json").exists() && !dir.path().join("x").exists());
 }
+
+/// `stmech work-precision --quick` times whole runs of both forward methods on the flying beam
+/// and writes the table, the plot, the scenario and the summary with the RK4 reference.
+#[test]
+fn work_precision_study_writes_table_plot_and_summary() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = stmech(
+        dir.path(),
+        &["work-precision", "--quick", "--out", "wp", "--scratch", "."],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let wp = dir.path().join("wp");
+    assert!(wp.join("work_precision_flying_beam.png").is_file());
+    assert!(wp.join("flying_beam.toml").is_file());
+    let csv = std::fs::read_to_string(wp.join("work_precision.csv")).unwrap();
+    // header + 2 methods × 3 steps
+    assert_eq!(csv.lines().count(), 7, "{csv}");
+    for line in csv.lines().skip(1) {
+        let f: Vec<&str> = line.split(',').collect();
+        let error: f64 = f[6].parse().unwrap();
+        assert!(error > 0.0 && error < 0.1, "{line}");
+    }
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(wp.join("summary.json")).unwrap()).unwrap();
+    let diff = summary["reference"]["flying_beam"]["reference_error_estimate_m"]
+        .as_f64()
+        .unwrap();
+    assert!(diff < 1e-6, "{diff}");
+    // the scratch directory of the runs is removed
+    let leftovers: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .filter(|n| n.to_string_lossy().starts_with("stmech-work-precision"))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+}

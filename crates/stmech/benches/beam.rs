@@ -2,9 +2,11 @@
 //! gradients), a static solve (elastica α = 10, 40 quadratic elements, 20 load steps), 100
 //! energy-momentum steps of the flying beam (10 quadratic elements), and a free vibration of
 //! 64 linear elements over 10⁴ time steps with the energy-momentum stepper and with the
-//! Petrov–Galerkin space-time slabs (issue 4, item 3).
+//! Petrov–Galerkin space-time slabs (issue 4, item 3); the Cayley discrete gradient with its
+//! analytic Jacobian, and 20 steps of a 512-element cantilever with both integrators on 1 and 2
+//! threads (parallel element passes, issue 14).
 //!
-//! Run with `cargo bench -p stmech --bench beam` (about 2 minutes; the 10⁴-step runs use the
+//! Run with `cargo bench -p stmech --bench beam` (about 3 minutes; the 10⁴-step runs use the
 //! smallest sample size criterion allows).
 
 use criterion::{Criterion, criterion_group, criterion_main};
@@ -62,6 +64,21 @@ fn bench(c: &mut Criterion) {
         let x1: Vec<f64> = x.iter().map(|v| v + 0.1).collect();
         b.iter(|| {
             cayley::discrete_gradient_into(&el, black_box(&x), black_box(&x1), &mut f).unwrap()
+        })
+    });
+    c.bench_function("element_discrete_gradient_and_tangent_cayley_p2", |b| {
+        let mut f = [0.0; MAX_DOFS];
+        let mut k = [[0.0; MAX_DOFS]; MAX_DOFS];
+        let x1: Vec<f64> = x.iter().map(|v| v + 0.1).collect();
+        b.iter(|| {
+            cayley::discrete_gradient_and_tangent_into(
+                &el,
+                black_box(&x),
+                black_box(&x1),
+                &mut f,
+                &mut k,
+            )
+            .unwrap()
         })
     });
     let newton = NewtonParams {
@@ -157,6 +174,72 @@ fn free_vibration(c: &mut Criterion) {
     });
 }
 
+/// The cantilever of [`free_vibration`] with 512 quadratic elements (3075 unknowns), hit by a
+/// tip pulse; 20 steps of 2 ms from rest with each integrator on 1 and 2 threads.
+fn parallel(c: &mut Criterion) {
+    let sec = SectionProperties {
+        rho_a: 1.0,
+        rho_i: 0.1,
+        ea: 1e3,
+        ga: 4e2,
+        ei: 1.0,
+    };
+    let n = 512;
+    let mut spec = BeamSpec::cantilever(1.0, sec, n, 2);
+    spec.point_loads.push(PointLoad {
+        node: 2 * n,
+        force: [0.0, 4.0],
+        moment: 0.0,
+        time_function: TimeFunction::Table {
+            times: vec![0.0, 0.02, 0.04],
+            values: vec![0.0, 1.0, 0.0],
+        },
+    });
+    let model = BeamModel::try_new(spec).unwrap();
+    let newton = NewtonParams {
+        tolerance: 1e-9,
+        max_iterations: 30,
+    };
+    for threads in [1, 2] {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        c.bench_function(
+            &format!("cantilever_512xp2_20_steps_stepper_{threads}_threads"),
+            |b| {
+                b.iter(|| {
+                    pool.install(|| {
+                        let mut st = EnergyMomentumStepper::at_rest(&model, 2e-3, newton).unwrap();
+                        for _ in 0..20 {
+                            st.step().unwrap();
+                        }
+                        black_box(st.node(2 * n))
+                    })
+                })
+            },
+        );
+        c.bench_function(
+            &format!("cantilever_512xp2_20_slabs_space_time_{threads}_threads"),
+            |b| {
+                b.iter(|| {
+                    pool.install(|| {
+                        let settings = SpaceTimeSettings {
+                            newton,
+                            ..Default::default()
+                        };
+                        let mut st = SpaceTimeSolver::at_rest(&model, 2e-3, settings).unwrap();
+                        for _ in 0..20 {
+                            st.step().unwrap();
+                        }
+                        black_box(st.node(2 * n))
+                    })
+                })
+            },
+        );
+    }
+}
+
 criterion_group! {
     name = benches;
     config = Criterion::default().sample_size(20);
@@ -168,6 +251,6 @@ criterion_group! {
         .sample_size(10)
         .warm_up_time(std::time::Duration::from_millis(1))
         .measurement_time(std::time::Duration::from_secs(1));
-    targets = free_vibration
+    targets = free_vibration, parallel
 }
 criterion_main!(benches, long);

@@ -4,6 +4,12 @@
 //! sparse LU, used before, each factorisation allocated a fixed number of small per-supernode
 //! index buffers: 10 for 16 linear elements, 37 for 64.) (issue 4, item 3). A counting global allocator
 //! with a per-thread counter (tests run on parallel threads) measures it.
+//!
+//! On meshes of `PARALLEL_MIN_ELEMENTS` or more elements the element terms are computed in
+//! parallel (issue 14) into buffers allocated once: steps taken on a rayon worker thread still
+//! allocate nothing; steps called from outside the pool hand each parallel pass to rayon's
+//! global job queue, which allocates a block now and then (about one per 40–60 passes; asserted
+//! bound: one per 20).
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
@@ -167,4 +173,80 @@ fn time_steps_allocate_only_in_the_lu() {
         );
         assert!(st.diagnostics().kinetic > 0.0);
     }
+}
+
+/// The parallel element passes (issue 14) allocate nothing on a worker thread, and from
+/// outside the pool only rayon's job queue allocates, a bounded amount.
+#[test]
+fn parallel_time_steps_do_not_allocate() {
+    use stmech::beam::assembly::{ElementPass, PARALLEL_MIN_ELEMENTS};
+    let newton = NewtonParams {
+        tolerance: 1e-10,
+        max_iterations: 30,
+    };
+    let sec = SectionProperties {
+        rho_a: 1.0,
+        rho_i: 0.1,
+        ea: 1e3,
+        ga: 4e2,
+        ei: 1.0,
+    };
+    let n_el = 2 * PARALLEL_MIN_ELEMENTS;
+    let mut spec = BeamSpec::cantilever(1.0, sec, n_el, 2);
+    spec.point_loads.push(PointLoad {
+        node: 2 * n_el,
+        force: [0.0, 2.0],
+        moment: 0.5,
+        time_function: TimeFunction::Table {
+            times: vec![0.0, 0.05, 0.1],
+            values: vec![0.0, 1.0, 0.0],
+        },
+    });
+    let m = BeamModel::try_new(spec).unwrap();
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(2)
+        .build()
+        .unwrap();
+    let settings = SpaceTimeSettings {
+        newton,
+        ..Default::default()
+    };
+    let (em_alloc, st_alloc) = pool.install(|| {
+        assert!(ElementPass::new(n_el).is_parallel());
+        let mut em = EnergyMomentumStepper::at_rest(&m, 2e-3, newton).unwrap();
+        em.step().unwrap();
+        let em_alloc = allocations(|| {
+            for _ in 0..20 {
+                em.step().unwrap();
+            }
+        });
+        let mut st = SpaceTimeSolver::at_rest(&m, 2e-3, settings).unwrap();
+        st.step().unwrap();
+        let st_alloc = allocations(|| {
+            for _ in 0..20 {
+                st.step().unwrap();
+            }
+        });
+        (em_alloc, st_alloc)
+    });
+    assert_eq!(
+        (em_alloc, st_alloc),
+        (0, 0),
+        "allocations on a worker thread"
+    );
+    // from outside the pool (the global pool, as the CLI runs): each parallel pass is a job
+    // injected into rayon's global queue, which allocates a block now and then (measured: 12
+    // allocations in 200 steps of 2–4 passes each); bounded by one per 20 passes
+    let mut em = EnergyMomentumStepper::at_rest(&m, 2e-3, newton).unwrap();
+    em.step().unwrap();
+    let outside = allocations(|| {
+        for _ in 0..200 {
+            em.step().unwrap();
+        }
+    });
+    eprintln!("200 steps from outside the pool: {outside} allocations");
+    assert!(
+        outside <= 200 * 4 / 20,
+        "{outside} allocations in 200 steps"
+    );
 }

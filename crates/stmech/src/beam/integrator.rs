@@ -6,6 +6,15 @@
 use super::dynamics::BeamDiagnostics;
 use crate::error::SolveError;
 
+/// Newton in both integrators reuses the factorised iteration matrix (a chord step: one
+/// residual pass and a back substitution) while the residual falls by this factor or more per
+/// iteration, and assembles and factorises a fresh one otherwise. After a full Newton step the
+/// residual typically fell by 1e-7 or more, and the matrix has changed by the size of that
+/// step, so the chord step contracts as fast as a Newton step would — at a fraction of the
+/// cost (no matrix pass, no factorisation). It changes how Newton gets to the solution, never
+/// the solution (the same residual tolerance ends the iteration).
+pub const CHORD_CONTRACTION: f64 = 0.1;
+
 /// Which forward method integrates the beam in time.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum DynamicMethod {
@@ -63,4 +72,75 @@ pub fn advance_to<I: BeamIntegrator + ?Sized>(
         observe(it);
     }
     Ok(())
+}
+
+/// The start of Newton's iteration for the next step (slab) of either integrator: both advance
+/// the nodal unknowns by `x₁ − x₀ = Δt v̄` with the mean velocity `v̄ = ½ (v₀ + v₁)` of the step
+/// (for the Cayley stepper's angles `2 tan(Δθ/2) = Δt v̄`), so a prediction of `v̄` predicts
+/// `x₁`.
+///
+/// With the nodal velocities `v_n, v_{n−1}, v_{n−2}` of the last steps (equal steps `Δt`), `v̄`
+/// is the mean over the next step of the polynomial through them, i.e. the Adams–Bashforth
+/// weights: `v̄ ≈ (23 v_n − 16 v_{n−1} + 5 v_{n−2})/12` (error `O(Δt³)`), `(3 v_n − v_{n−1})/2`
+/// after one step (`O(Δt²)`) and `v_n` at the start or after a change of `Δt` (`O(Δt)`, the
+/// plain predictor `x₁ = x₀ + Δt v₀`). The initial residual is `(2/Δt²) M` times the error of
+/// `Δt v̄`, so it falls from `O(1)` to `O(Δt²)`, and one Newton iteration usually reaches the
+/// tolerance where two or three were needed (`docs/verification.md` §B9). It only changes where
+/// Newton starts, never the solution it converges to.
+#[derive(Debug, Clone)]
+pub struct VelocityHistory {
+    /// `v_{n−1}`, `v_{n−2}`.
+    past: [Vec<f64>; 2],
+    /// Step between the stored velocities.
+    dt: f64,
+    /// How many of `past` are valid (0…2).
+    len: usize,
+}
+
+impl VelocityHistory {
+    /// An empty history for `n` unknowns.
+    pub fn new(n: usize) -> Self {
+        Self {
+            past: [vec![0.0; n], vec![0.0; n]],
+            dt: f64::NAN,
+            len: 0,
+        }
+    }
+
+    /// Records `v0`, the velocity at the start of a step of size `dt` that was just accepted.
+    pub fn push(&mut self, v0: &[f64], dt: f64) {
+        if dt != self.dt {
+            self.len = 0;
+            self.dt = dt;
+        }
+        self.past.swap(0, 1);
+        self.past[0].copy_from_slice(v0);
+        self.len = (self.len + 1).min(2);
+    }
+
+    /// Forgets the history (the next prediction is `v̄ = v₀`).
+    pub fn clear(&mut self) {
+        self.len = 0;
+    }
+
+    /// The predicted mean velocity of a step of size `dt` from `v0` into `vbar`; returns the
+    /// number of past velocities used (0, 1 or 2).
+    pub fn predict(&self, v0: &[f64], dt: f64, vbar: &mut [f64]) -> usize {
+        let used = if dt == self.dt { self.len } else { 0 };
+        let [p1, p2] = &self.past;
+        match used {
+            0 => vbar.copy_from_slice(v0),
+            1 => {
+                for i in 0..vbar.len() {
+                    vbar[i] = 1.5 * v0[i] - 0.5 * p1[i];
+                }
+            }
+            _ => {
+                for i in 0..vbar.len() {
+                    vbar[i] = (23.0 * v0[i] - 16.0 * p1[i] + 5.0 * p2[i]) / 12.0;
+                }
+            }
+        }
+        used
+    }
 }

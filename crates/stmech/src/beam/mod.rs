@@ -4,11 +4,14 @@
 //! * [`element`]: the element kernel (residual, exact tangent, discrete gradient), orders 1 and 2
 //!   with reduced integration;
 //! * [`model`]: the discretised beam with its reference configuration, end conditions and loads;
-//! * [`assembly`]: sparse global assembly with a reusable symbolic LU;
+//! * [`assembly`]: global assembly with a reusable banded LU, and the element passes (parallel
+//!   on large meshes, identical bits for any number of threads);
 //! * [`statics`]: load stepping with Newton;
 //! * [`dynamics`]: the energy-momentum time stepper;
 //! * [`space_time`]: Petrov–Galerkin cG(1) space-time slabs (bilinear in `(s, t)`);
-//! * [`integrator`]: the interface both forward integrators share.
+//! * [`integrator`]: the interface both forward integrators share;
+//! * [`reference`]: classical RK4 on the semi-discrete equations, an independent reference for
+//!   the two (verification only: explicit, conditionally stable).
 //!
 //! A forward closed-loop check of an actuated free beam. A [`model::PointLoad`] is the force
 //! and moment *applied to* the beam (global frame, dead). In the sign convention of `[I]` Eq. 3
@@ -40,6 +43,7 @@ pub mod dynamics;
 pub mod element;
 pub mod integrator;
 pub mod model;
+pub mod reference;
 pub mod section;
 pub mod space_time;
 pub mod statics;

@@ -16,9 +16,14 @@
 //! only sees the end values of slab `n − 1`: the global system is block lower bidiagonal in
 //! time and is solved by forward substitution, one Newton solve per slab over the whole space
 //! mesh. `v₁ = 2(x₁ − x₀)/h − v₀` is condensed out, so Newton works on
-//! `R(x₁) = (2/h²) M (x₁ − x₀ − h v₀) + F̄(x₀, x₁) − (1/h)∫ f_ext dt` with the exact tangent
-//! `∂F̄/∂x₁ = ∫₀¹ τ K((1 − τ) x₀ + τ x₁) dτ`. The sparse pattern and the symbolic LU are built
-//! once and reused by every iteration of every slab ([`BeamAssembler`]).
+//! `R(d) = (2/h²) M (d − h v₀) + F̄(x₀, x₀ + d) − (1/h)∫ f_ext dt` for the increment
+//! `d = x₁ − x₀` (no round-off floor `(2/h²) M ε |x|` from cancelling `x₁ − x₀`) with the exact
+//! tangent `∂F̄/∂d = ∫₀¹ τ K(x₀ + τ d) dτ`. The pattern and the LU storage are built once and
+//! reused by every iteration of every slab ([`BeamAssembler`]). Newton starts from the
+//! extrapolated mean velocity of the last slabs ([`VelocityHistory`]; retried from
+//! `x₀ + h v₀` should it fail), assembles the matrix only where it is used, and computes the
+//! element terms in parallel on large meshes ([`ElementPass`], identical bits for any number
+//! of threads).
 //!
 //! **Energy.** Testing with `w2 = v̄ = (x₁ − x₀)/h = ẋ_h` (constant on the slab, hence in the test
 //! space) gives `T₁ − T₀ + ∫ f_int(x_h)·ẋ_h dt = ∫ f_ext·v̄ dt`, and
@@ -33,10 +38,10 @@
 //! `−h ∫₀¹ (½ − τ) Σ_a Δr_a × f_r,a(x_h(τ)) dτ = O(h³)`, which vanishes only for the one-point
 //! (midpoint) rule. Linear momentum is conserved exactly (`Σ_a f_r,a = 0` at every point).
 
-use super::assembly::BeamAssembler;
+use super::assembly::{BeamAssembler, ElementPass};
 use super::dynamics::BeamDiagnostics;
 use super::element::{BeamElement, ElementError, MAX_DOFS};
-use super::integrator::BeamIntegrator;
+use super::integrator::{BeamIntegrator, CHORD_CONTRACTION, VelocityHistory};
 use super::model::BeamModel;
 use crate::basis::GaussLegendre;
 use crate::error::SolveError;
@@ -91,6 +96,7 @@ pub struct SpaceTimeSettings {
 pub struct SpaceTimeSolver<'a> {
     model: &'a BeamModel,
     asm: BeamAssembler,
+    pass: ElementPass,
     settings: SpaceTimeSettings,
     /// Slab length `h` (s).
     pub dt: f64,
@@ -98,8 +104,15 @@ pub struct SpaceTimeSolver<'a> {
     slab: usize,
     x: Vec<f64>,
     v: Vec<f64>,
+    /// The unknown of Newton: the increment `d = x₁ − x₀`.
+    d: Vec<f64>,
+    /// `x₀ + d`.
     x1: Vec<f64>,
     r: Vec<f64>,
+    predictor: VelocityHistory,
+    vbar: Vec<f64>,
+    /// Linear solves of the current slab.
+    solves: usize,
     /// `F̄` of the last residual evaluation.
     fbar: Vec<f64>,
     /// `(1/h) ∫ f_ext dt` of the current slab.
@@ -197,14 +210,19 @@ impl<'a> SpaceTimeSolver<'a> {
         Ok(Self {
             model,
             asm: BeamAssembler::new(model)?,
+            pass: ElementPass::new(model.spec.elements),
             settings,
             dt,
             t: t0,
             slab: 0,
             x: x0.to_vec(),
             v,
+            d: vec![0.0; n],
             x1: vec![0.0; n],
             r: vec![0.0; n],
+            predictor: VelocityHistory::new(n),
+            vbar: vec![0.0; n],
+            solves: 0,
             fbar: vec![0.0; n],
             load: vec![0.0; n],
             scratch: vec![0.0; n],
@@ -260,6 +278,11 @@ impl<'a> SpaceTimeSolver<'a> {
     /// Newton iterations of the last slab (summed over its quadrature rounds).
     pub fn last_iterations(&self) -> usize {
         self.last_iterations
+    }
+
+    /// Residual norms (N) of the last Newton solve of the last slab, first to last.
+    pub fn residual_history(&self) -> &[f64] {
+        &self.history
     }
 
     /// Energy defect `Π(x₁) − Π(x₀) − F̄·Δx` (J) of the last slab: its energy error apart from
@@ -321,7 +344,7 @@ impl<'a> SpaceTimeSolver<'a> {
         }
     }
 
-    /// Residual `R(x₁)` into `self.r` (prescribed entries zero) and `F̄` into `self.fbar`;
+    /// Residual `R(d)` into `self.r` (prescribed entries zero) and `F̄` into `self.fbar`;
     /// tangent into the assembler if `tangent`. Returns `‖R‖₂` (N) or the failing element.
     fn residual(&mut self, tangent: bool) -> Result<f64, (usize, ElementError)> {
         let model = self.model;
@@ -334,48 +357,62 @@ impl<'a> SpaceTimeSolver<'a> {
         if tangent {
             self.asm.clear();
         }
-        let (mut fe, mut ke) = ([0.0; MAX_DOFS], [[0.0; MAX_DOFS]; MAX_DOFS]);
-        let mut kbar = [[0.0; MAX_DOFS]; MAX_DOFS];
-        let mut xe = [0.0; MAX_DOFS];
-        for e in 0..model.spec.elements {
+        let (x, d, mass) = (&self.x, &self.d, &self.mass);
+        let kernel = |e: usize,
+                      fbar: &mut [f64; MAX_DOFS],
+                      kbar: Option<&mut [[f64; MAX_DOFS]; MAX_DOFS]>| {
             let o = model.element_offset(e);
             let el = model.element(e);
-            if tangent {
-                for row in kbar.iter_mut().take(nd) {
+            let (mut fe, mut ke) = ([0.0; MAX_DOFS], [[0.0; MAX_DOFS]; MAX_DOFS]);
+            let mut xe = [0.0; MAX_DOFS];
+            fbar[..nd].fill(0.0);
+            let mut kbar = kbar;
+            if let Some(kb) = kbar.as_deref_mut() {
+                for row in kb.iter_mut().take(nd) {
                     row[..nd].fill(0.0);
                 }
             }
             for (&tau, &w) in rule.points.iter().zip(&rule.weights) {
                 for i in 0..nd {
-                    xe[i] = (1.0 - tau) * self.x[o + i] + tau * self.x1[o + i];
+                    xe[i] = x[o + i] + tau * d[o + i];
                 }
-                let k = if tangent { Some(&mut ke) } else { None };
-                el.residual_into(&xe[..nd], &mut fe, k)
-                    .map_err(|err| (e, err))?;
+                let k = if kbar.is_some() { Some(&mut ke) } else { None };
+                el.residual_into(&xe[..nd], &mut fe, k)?;
                 for i in 0..nd {
-                    self.fbar[o + i] += w * fe[i];
+                    fbar[i] += w * fe[i];
                 }
-                if tangent {
+                if let Some(kb) = kbar.as_deref_mut() {
                     let wt = w * tau;
                     for i in 0..nd {
                         for j in 0..nd {
-                            kbar[i][j] += wt * ke[i][j];
+                            kb[i][j] += wt * ke[i][j];
                         }
                     }
                 }
             }
-            if tangent {
+            if let Some(kb) = kbar {
                 for a in 0..=p {
                     for b in 0..=p {
                         for k in 0..3 {
-                            kbar[3 * a + k][3 * b + k] += c * self.mass[a][b][usize::from(k == 2)];
+                            kb[3 * a + k][3 * b + k] += c * mass[a][b][usize::from(k == 2)];
                         }
                     }
                 }
-                self.asm.add_element(e, o, nd, &kbar);
             }
-        }
-        // inertia (2/h²) M (x₁ − x₀ − h v₀)
+            Ok(())
+        };
+        let (fbar_global, asm) = (&mut self.fbar, &mut self.asm);
+        let add = |e: usize, f: &[f64; MAX_DOFS], k: Option<&[[f64; MAX_DOFS]; MAX_DOFS]>| {
+            let o = model.element_offset(e);
+            for i in 0..nd {
+                fbar_global[o + i] += f[i];
+            }
+            if let Some(k) = k {
+                asm.add_element(e, o, nd, k);
+            }
+        };
+        self.pass.run(tangent, kernel, add)?;
+        // inertia (2/h²) M (d − h v₀)
         let r = &mut self.r;
         r.copy_from_slice(&self.fbar);
         for e in 0..model.spec.elements {
@@ -385,7 +422,7 @@ impl<'a> SpaceTimeSolver<'a> {
                     for k in 0..3 {
                         let (ia, ib) = (o + 3 * a + k, o + 3 * b + k);
                         let m = self.mass[a][b][usize::from(k == 2)];
-                        r[ia] += c * m * (self.x1[ib] - self.x[ib] - h * self.v[ib]);
+                        r[ia] += c * m * (self.d[ib] - h * self.v[ib]);
                     }
                 }
             }
@@ -401,7 +438,7 @@ impl<'a> SpaceTimeSolver<'a> {
         Ok(norm.sqrt())
     }
 
-    /// Newton on the current slab from the current `x1` with the current rule. Returns the
+    /// Newton on the current slab from the current `d` with the current rule. Returns the
     /// number of iterations.
     fn newton(&mut self, t0: f64, t1: f64) -> Result<usize, SolveError> {
         let n = self.x.len();
@@ -414,8 +451,11 @@ impl<'a> SpaceTimeSolver<'a> {
             t_end: t1,
             iteration,
         };
+        let mut previous = f64::INFINITY;
         for it in 0..=newton.max_iterations {
-            let norm = self.residual(true).map_err(|_| nonfinite(it))?;
+            // The first residual is far from the tolerance: assemble the matrix with it. Later
+            // ones usually meet it: assemble the matrix only if they do not.
+            let mut norm = self.residual(it == 0).map_err(|_| nonfinite(it))?;
             if !norm.is_finite() {
                 return Err(nonfinite(it));
             }
@@ -426,10 +466,25 @@ impl<'a> SpaceTimeSolver<'a> {
             if it == newton.max_iterations {
                 break;
             }
+            // Reuse the factorisation while the residual falls fast (a chord step), else
+            // assemble and factorise the matrix at the current iterate.
+            let chord = it > 0 && norm <= CHORD_CONTRACTION * previous;
+            if it > 0 && !chord {
+                norm = self.residual(true).map_err(|_| nonfinite(it))?;
+                *self.history.last_mut().expect("pushed above") = norm;
+            }
+            previous = norm;
             let mut r = std::mem::take(&mut self.r);
-            let res = self.asm.factorize_and_solve(&mut r);
+            let res = if chord {
+                self.asm.solve(&mut r);
+                Ok(())
+            } else {
+                self.asm.factorize_and_solve(&mut r)
+            };
+            self.solves += 1;
             for i in 0..n {
-                self.x1[i] += r[i];
+                self.d[i] += r[i];
+                self.x1[i] = self.x[i] + self.d[i];
             }
             let round_off = super::statics::at_round_off(&r, &self.x1);
             self.r = r;
@@ -453,18 +508,61 @@ impl<'a> SpaceTimeSolver<'a> {
         })
     }
 
+    /// Sets `d = h v̄` (`v̄` predicted, or `v₀`) and `x₁ = x₀ + d`.
+    fn set_increment_from(&mut self, vbar_from_history: bool) {
+        for i in 0..self.x.len() {
+            let v = if vbar_from_history {
+                self.vbar[i]
+            } else {
+                self.v[i]
+            };
+            self.d[i] = self.dt * v;
+            self.x1[i] = self.x[i] + self.d[i];
+        }
+    }
+
     /// Advances one slab of length [`dt`](Self::dt). On error the state is unchanged.
     pub fn step(&mut self) -> Result<(), SolveError> {
-        let n = self.x.len();
         let (t0, t1) = (self.t, self.t + self.dt);
         self.integrate_loads(t0, self.dt);
+        let extrapolated = self.predictor.predict(&self.v, self.dt, &mut self.vbar) > 0;
+        self.set_increment_from(extrapolated);
+        self.solves = 0;
+        let (strain1, defect) = match self.solve_slab(t0, t1) {
+            Ok(r) => r,
+            Err(_) if extrapolated => {
+                // the extrapolation misled Newton: start again from x₀ + h v₀
+                self.set_increment_from(false);
+                self.solve_slab(t0, t1)?
+            }
+            Err(e) => return Err(e),
+        };
+        self.predictor.push(&self.v, self.dt);
+        let n = self.x.len();
+        let mut work = 0.0;
         for i in 0..n {
-            self.x1[i] = self.x[i] + self.dt * self.v[i];
+            let dx = self.d[i];
+            work += self.load[i] * dx;
+            self.v[i] = 2.0 * dx / self.dt - self.v[i];
         }
-        let mut iterations = 0;
+        std::mem::swap(&mut self.x, &mut self.x1);
+        self.external_work += work;
+        self.strain = strain1;
+        self.last_defect = defect;
+        self.max_defect = self.max_defect.max(defect.abs());
+        self.last_iterations = self.solves;
+        self.t = t1;
+        self.slab += 1;
+        Ok(())
+    }
+
+    /// Newton on the slab from the current `d`, raising the time rule while the energy defect
+    /// asks for it ([`TimeQuadrature::Adaptive`]). Returns `(Π(x₁), defect)`.
+    fn solve_slab(&mut self, t0: f64, t1: f64) -> Result<(f64, f64), SolveError> {
+        let n = self.x.len();
         let mut previous: Option<f64> = None;
-        let (strain1, defect) = loop {
-            iterations += self.newton(t0, t1)?;
+        loop {
+            self.newton(t0, t1)?;
             let strain1 =
                 self.model
                     .strain_energy(&self.x1)
@@ -472,11 +570,11 @@ impl<'a> SpaceTimeSolver<'a> {
                         block: self.slab,
                         t_start: t0,
                         t_end: t1,
-                        iteration: iterations,
+                        iteration: self.solves,
                     })?;
             let (mut work, mut gross) = (0.0, 0.0);
             for i in 0..n {
-                let w = self.fbar[i] * (self.x1[i] - self.x[i]);
+                let w = self.fbar[i] * self.d[i];
                 work += w;
                 gross += w.abs();
             }
@@ -487,7 +585,7 @@ impl<'a> SpaceTimeSolver<'a> {
                 ..
             } = self.settings.quadrature
             else {
-                break (strain1, defect);
+                return Ok((strain1, defect));
             };
             let kinetic = self.model.kinetic_energy(&self.v);
             let scale = kinetic + self.strain.abs() + gross;
@@ -495,7 +593,7 @@ impl<'a> SpaceTimeSolver<'a> {
                 .floor
                 .is_some_and(|(k, d)| k == self.points && defect.abs() <= 10.0 * d);
             if defect.abs() <= tolerance * scale || self.points == max_points || at_floor {
-                break (strain1, defect);
+                return Ok((strain1, defect));
             }
             if let Some(prev) = previous
                 && defect.abs() > 0.5 * prev
@@ -505,26 +603,11 @@ impl<'a> SpaceTimeSolver<'a> {
                 // remember the floor.
                 self.points -= 1;
                 self.floor = Some((self.points, defect.abs().max(prev)));
-                break (strain1, defect);
+                return Ok((strain1, defect));
             }
             previous = Some(defect.abs());
             self.points += 1;
-        };
-        let mut work = 0.0;
-        for i in 0..n {
-            let dx = self.x1[i] - self.x[i];
-            work += self.load[i] * dx;
-            self.v[i] = 2.0 * dx / self.dt - self.v[i];
         }
-        std::mem::swap(&mut self.x, &mut self.x1);
-        self.external_work += work;
-        self.strain = strain1;
-        self.last_defect = defect;
-        self.max_defect = self.max_defect.max(defect.abs());
-        self.last_iterations = iterations;
-        self.t = t1;
-        self.slab += 1;
-        Ok(())
     }
 
     /// Steps until `t_end` (the last slab is shortened to land on it), calling `observe` after
