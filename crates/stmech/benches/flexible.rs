@@ -11,8 +11,8 @@
 //!   the condensed time element), `factorize/n` and `solve/n` (the linear solver
 //!   `LinearSolver::for_pattern` picks), `newton_step/n` (assembly with the Jacobian,
 //!   factorisation and solve: one Newton–Raphson iteration) and `chord_step/n` (residual and
-//!   solve with a kept factorisation: one chord iteration); `factorize_{banded,sparse}/n`
-//!   compare the two sparse-matrix factorisations on the same matrix.
+//!   solve with a kept factorisation: one chord iteration); `factorize_{banded,sparse}/n` and
+//!   `solve_{banded,sparse}/n` compare the banded and the sparse LU on the same matrix.
 //!
 //! Run with `cargo bench -p stmech --bench flexible` (a few minutes).
 
@@ -190,6 +190,16 @@ fn newton_step(c: &mut Criterion) {
         group.bench_with_input(BenchmarkId::new("factorize_sparse", n), &n, |b, _| {
             b.iter(|| sparse.factorize(black_box(&vals)).unwrap())
         });
+        banded.factorize(&vals).unwrap();
+        sparse.factorize(&vals).unwrap();
+        for (name, lu) in [("solve_banded", &mut banded), ("solve_sparse", &mut sparse)] {
+            group.bench_with_input(BenchmarkId::new(name, n), &n, |b, _| {
+                b.iter(|| {
+                    r.copy_from_slice(&rhs);
+                    lu.solve_in_place(black_box(&mut r))
+                })
+            });
+        }
     }
     group.finish();
 }
