@@ -25,7 +25,13 @@
 # with apt-get if missing, unless NO_INSTALL=1).
 # Sizes: time elements (rigid body, pendulum), time steps (planar beam), space elements
 # (planar beam, 200 steps: the `-space` ladders), space-time nodes (beam inverse; the ladder is
-# 20 … 256 space elements with the time step from the wave speeds).
+# 20 … 256 space elements with the time step from the wave speeds),
+# beam elements and time elements (flexible multibody: the 3D flying spaghetti of
+# examples/flexible/02_flying_spaghetti_3d.toml, quadratic elements, p = 1, one-element blocks).
+# The flexible ladders get a second table: the time per beam element per time step (solve wall
+# time / (beam elements × time elements)) and the split of the solve into assembly,
+# factorisation and triangular solves (summed over the blocks of summary.json), with the
+# Newton iterations and factorisations.
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -110,6 +116,12 @@ gen_inverse() { # [I] Example 3.2 with N space elements; $3 = method
 }
 gen_inverse_fem() { gen_inverse "$1" "$2" space-time; }
 gen_inverse_chars() { gen_inverse "$1" "$2" characteristics; }
+gen_flex() { # flying spaghetti with $1 quadratic elements over 15 s in $3 one-element blocks (p = 1)
+    sed -e "s/^elements = .*/elements = $1/" -e "s/^blocks = .*/blocks = $3/" \
+        -e "s/^elements_per_block = .*/elements_per_block = 1/" "$ex/flexible/02_flying_spaghetti_3d.toml" >"$2"
+}
+gen_flex_elements() { gen_flex "$1" "$2" "${FLEX_STEPS:-1000}"; echo "$1"; } # fixed 1000 time elements
+gen_flex_steps() { gen_flex "${FLEX_ELEMENTS:-16}" "$2" "$1"; echo "$1"; }  # fixed 16 beam elements
 
 if [[ "$QUICK" == 1 ]]; then
     ladder_rigid="1000 3000 10000 30000"
@@ -117,12 +129,16 @@ if [[ "$QUICK" == 1 ]]; then
     ladder_beam="150 300 600 1200"
     ladder_beam_space="40 80 160 320"
     ladder_inv="20 32 64 128"
+    ladder_flex_el="8 16 32"
+    ladder_flex_steps="1000 2000 4000"
 else
     ladder_rigid="1000 3000 10000 30000 100000"
     ladder_pend="500 1000 2000 4000 8000"
     ladder_beam="150 300 600 1200 2400 4800"
     ladder_beam_space="40 80 160 320 640 1280"
     ladder_inv="20 32 64 128 256"
+    ladder_flex_el="8 16 32 64 128"
+    ladder_flex_steps="1000 2000 4000 10000"
 fi
 ladders=(
     "rigid-1el|rigid body under constant torque, one-element blocks (p = 1)|time elements|gen_rigid_1el|$ladder_rigid"
@@ -135,12 +151,19 @@ ladders=(
     "beam-slabs-space|planar beam, space-time slabs, 200 slabs|space elements|gen_beam_slabs_space|$ladder_beam_space"
     "inverse-fem|beam inverse Ex. 3.2, space-time FEM|space-time nodes|gen_inverse_fem|$ladder_inv"
     "inverse-chars|beam inverse Ex. 3.2, characteristics|space-time nodes|gen_inverse_chars|$ladder_inv"
+    "flex-elements|3D flying spaghetti, 1000 time elements (p = 1)|beam elements|gen_flex_elements|$ladder_flex_el"
+    "flex-steps|3D flying spaghetti, 16 beam elements (p = 1)|time elements|gen_flex_steps|$ladder_flex_steps"
 )
 
 median() { sort -g | awk '{a[NR]=$1} END{if(NR==0){print "nan"} else if(NR%2){print a[(NR+1)/2]} else {print (a[NR/2]+a[NR/2+1])/2}}'; }
 json_num() { # json_num FILE KEY: top-level number (or "nan")
     sed -n "s/^  \"$2\": \([-0-9.eE+]*\),\{0,1\}$/\1/p" "$1" | head -1 | grep . || echo nan
 }
+json_sum() { # json_sum FILE KEY: sum of every number "KEY": x in the file (or "nan" if none)
+    sed -n "s/^ *\"$2\": \([-0-9.eE+]*\),\{0,1\}$/\1/p" "$1" | awk '{s += $1; n++} END {if (n) printf "%.6g\n", s; else print "nan"}'
+}
+flex_rows="$WORK/flex.tsv"
+: >"$flex_rows"
 
 for spec in "${ladders[@]}"; do
     IFS='|' read -r id title unit gen sizes <<<"$spec"
@@ -176,6 +199,15 @@ for spec in "${ladders[@]}"; do
         done
         col() { cut -f"$1" "$WORK/runs.tsv" | grep -v nan | median; }
         total=$(col 1) solve=$(col 2) output=$(col 3) rss_kb=$(col 4)
+        if [[ "$id" == flex-* ]]; then
+            # beam elements × time elements, and the split of the last run's solve
+            s="$out/summary.json"
+            els=$(sed -n 's/^elements = \([0-9]*\).*/\1/p' "$scen")
+            steps=$(sed -n 's/^blocks = \([0-9]*\).*/\1/p' "$scen")
+            printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$id" "$els" "$steps" "$total" "$solve" "$output" \
+                "$(json_sum "$s" assembly_seconds)" "$(json_sum "$s" factorization_seconds)" \
+                "$(json_sum "$s" solve_seconds)" "$(json_sum "$s" iterations)" "$(json_sum "$s" factorizations)" >>"$flex_rows"
+        fi
         if [[ "$have_hyperfine" == 1 ]]; then
             hyperfine -N -w 1 -r "$RUNS" --export-json "$WORK/hf.json" "${cmd[*]}" >/dev/null 2>&1
             total=$(sed -n 's/.*"median": \([0-9.e+-]*\).*/\1/p' "$WORK/hf.json" | head -1)
@@ -215,6 +247,17 @@ done
               verdict = (k in timed_out) ? "✗ (timed out)" : ((l2+0 <= 1.1) ? "≤ 1.1 ✓" : "≤ 1.1 ✗")
               printf "| %s | %s | %s | %s | %s |\n", k, t[k], all, l2, verdict } }
     ' "$rows"
+    if [[ -s "$flex_rows" ]]; then
+        echo
+        echo "Flexible multibody: time per beam element per time step (solve wall time over beam elements ×"
+        echo "time elements) and the split of the solve (assembly, numeric factorisation, triangular"
+        echo "solves: sums over the blocks of summary.json of the last run; the rest of the solve is the"
+        echo "predictor and the bookkeeping):"
+        echo
+        echo "| ladder | beam elements | time elements | total [s] | solve [s] | µs / element / step | assembly [s] | factorisation [s] | triangular solves [s] | output [s] | Newton iterations | factorisations |"
+        echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+        awk -F'\t' '{printf "| %s | %s | %s | %.3f | %.3f | %.2f | %.3f | %.3f | %.3f | %.3f | %s | %s |\n", $1, $2, $3, $4, $5, 1e6*$5/($2*$3), $7, $8, $9, $6, $10, $11}' "$flex_rows"
+    fi
 } >"$OUT"
 cat "$OUT"
 echo "table written to $OUT (runs in $WORK)" >&2

@@ -37,7 +37,7 @@
 
 use crate::basis::{GaussLegendre, LagrangeBasis};
 use crate::discretize::pattern::{CscPattern, SKIP};
-use crate::discretize::strain_time::StrainTime;
+use crate::discretize::strain_time::{SlotTerms, StrainTime, StrainTimeScratch};
 use crate::model::{ConstrainedSystem, PointEval};
 
 /// Gauss points per element for order `p`: `p`, the collocation rule that conserves energy
@@ -73,8 +73,12 @@ pub struct PetrovGalerkinBlock<'s, S: ConstrainedSystem + ?Sized> {
     psi: Vec<f64>,
     dpsi: Vec<f64>,
     gq: Vec<f64>,
-    /// Time integration of the strain elements (deformable parts), if there are any.
-    strain: Option<StrainTime>,
+    /// Time integration of the strain elements (deformable parts), if there are any, with
+    /// its scratch.
+    strain: Option<(StrainTime, StrainTimeScratch, SlotTerms, Vec<f64>)>,
+    /// With strain elements: position in `k_pattern` of each entry of the point `K`
+    /// ([`ConstrainedSystem::point_k_pattern`]).
+    point_in_k: Vec<usize>,
     /// Energy dissipated by viscous stresses in each element of the last assembly (J).
     dissipated: Vec<f64>,
 }
@@ -183,8 +187,21 @@ impl<'s, S: ConstrainedSystem + ?Sized> PetrovGalerkinBlock<'s, S> {
                     .map(|s| s.element.n_loc())
                     .max()
                     .unwrap_or(0);
-                StrainTime::new(p, n_loc)
+                let st = StrainTime::new(p, n_loc);
+                let (sc, terms) = (st.scratch(), st.terms(0));
+                (st, sc, terms, Vec::new())
             }),
+            point_in_k: if sys.strain_slots().is_empty() {
+                Vec::new()
+            } else {
+                sys.point_k_pattern()
+                    .iter()
+                    .map(|e| {
+                        kp.binary_search(e)
+                            .expect("point K entry is in the K pattern")
+                    })
+                    .collect()
+            },
             dissipated: vec![0.0; n_el],
         }
     }
@@ -371,8 +388,14 @@ impl<'s, S: ConstrainedSystem + ?Sized> PetrovGalerkinBlock<'s, S> {
                             let (b_qv, rest) = rest.split_at_mut(nm);
                             let (b_vq, rest) = rest.split_at_mut(nq);
                             let (b_vv, b_lq) = rest.split_at_mut(nq);
-                            for (x, &kv) in b_k.iter_mut().zip(&self.ev.k) {
-                                *x += c * kv;
+                            if self.strain.is_some() {
+                                for (&pos, &kv) in self.point_in_k.iter().zip(&self.ev.k) {
+                                    b_k[pos] += c * kv;
+                                }
+                            } else {
+                                for (x, &kv) in b_k.iter_mut().zip(&self.ev.k) {
+                                    *x += c * kv;
+                                }
                             }
                             for (x, &(_, _, m)) in b_qv.iter_mut().zip(&self.mass) {
                                 *x += d * m;
@@ -394,7 +417,7 @@ impl<'s, S: ConstrainedSystem + ?Sized> PetrovGalerkinBlock<'s, S> {
                     }
                 }
             }
-            if let Some(st) = self.strain.as_mut() {
+            if let Some((st, sc, terms, local)) = self.strain.as_mut() {
                 let nodes = |a: usize| -> &[f64] {
                     let s = el * p + a;
                     if s == 0 {
@@ -410,6 +433,9 @@ impl<'s, S: ConstrainedSystem + ?Sized> PetrovGalerkinBlock<'s, S> {
                     &mut self.elem_res,
                     nd,
                     tangent.then_some((&mut self.elem_vals[..], nt)),
+                    sc,
+                    terms,
+                    local,
                 );
             }
             let base = el * p * nd;
@@ -438,7 +464,7 @@ impl<'s, S: ConstrainedSystem + ?Sized> PetrovGalerkinBlock<'s, S> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::model::{Load, LoadKind, MassProperties, MultibodySystem, RigidBody, TimeFunction};
 

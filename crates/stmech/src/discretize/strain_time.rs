@@ -36,9 +36,9 @@
 //! ```
 
 use crate::basis::{GaussLegendre, LagrangeBasis};
-use crate::model::strain::{StrainSlot, add_bt_s};
+use crate::model::strain::{StrainElement, StrainSlot};
 
-/// Gauss collocation data and scratch for the strain terms of a time element of order `p`.
+/// Gauss collocation data of a time element of order `p` (constant, shared between threads).
 #[derive(Clone, Debug)]
 pub struct StrainTime {
     p: usize,
@@ -50,20 +50,37 @@ pub struct StrainTime {
     n: Vec<f64>,
     /// `dN_A/dτ(τ_j)`.
     dn: Vec<f64>,
-    // scratch, sized for the largest element
+    /// Largest `n_loc` of the elements (sizes the scratch).
+    n_loc: usize,
+}
+
+/// Scratch of [`StrainTime::slot_terms`] (one per thread).
+#[derive(Clone, Debug, Default)]
+pub struct StrainTimeScratch {
     q: Vec<f64>,
     qd: Vec<f64>,
     bmat: Vec<f64>,
     bvel: Vec<f64>,
     bn: Vec<f64>,
+    dsum: Vec<f64>,
     x: Vec<f64>,
-    blk: Vec<f64>,
-    pis: Vec<[f64; 6]>,
     pidot: Vec<[f64; 6]>,
 }
 
+/// Local terms of one strain element on one time element (see [`StrainTime::slot_terms`]).
+#[derive(Clone, Debug, Default)]
+pub struct SlotTerms {
+    /// `R_q` of test function `k` at `res[k n_loc + c]` (local coordinate `c`).
+    pub res: Vec<f64>,
+    /// Tangent block `(k, A)` for the time nodes `A = first..=p`, row-major `n_loc × n_loc`, at
+    /// `tangent[(k (p + 1 − first) + A − first) n_loc²..]`.
+    pub tangent: Vec<f64>,
+    /// Energy dissipated by the viscous stresses (J).
+    pub dissipated: f64,
+}
+
 impl StrainTime {
-    /// Collocation data for order `p` and scratch for elements of up to `n_loc` coordinates.
+    /// Collocation data for order `p`, for elements of up to `n_loc` coordinates.
     pub fn new(p: usize, n_loc: usize) -> Self {
         let gauss = GaussLegendre::new(p);
         let np = p + 1;
@@ -95,15 +112,7 @@ impl StrainTime {
             a,
             n,
             dn,
-            q: vec![0.0; p * n_loc],
-            qd: vec![0.0; p * n_loc],
-            bmat: vec![0.0; p * 6 * n_loc],
-            bvel: vec![0.0; p * 6 * n_loc],
-            bn: vec![0.0; 6 * n_loc],
-            x: vec![0.0; 7 * n_loc],
-            blk: vec![0.0; (n_loc * n_loc).max(6 * n_loc)],
-            pis: vec![[0.0; 6]; p],
-            pidot: vec![[0.0; 6]; p],
+            n_loc,
         }
     }
 
@@ -112,20 +121,228 @@ impl StrainTime {
         &self.a
     }
 
+    /// Scratch for [`slot_terms`](Self::slot_terms).
+    pub fn scratch(&self) -> StrainTimeScratch {
+        let (p, nl) = (self.p, self.n_loc);
+        StrainTimeScratch {
+            q: vec![0.0; p * nl],
+            qd: vec![0.0; p * nl],
+            bmat: vec![0.0; p * 6 * nl],
+            bvel: vec![0.0; p * 6 * nl],
+            bn: vec![0.0; 6 * nl],
+            dsum: vec![0.0; 6 * nl],
+            x: vec![0.0; 6 * nl],
+            pidot: vec![[0.0; 6]; p],
+        }
+    }
+
+    /// Output buffers of [`slot_terms`](Self::slot_terms) for tangent blocks of the time
+    /// nodes `first..=p`.
+    pub fn terms(&self, first: usize) -> SlotTerms {
+        let (p, nl) = (self.p, self.n_loc);
+        SlotTerms {
+            res: vec![0.0; p * nl],
+            tangent: vec![0.0; p * (p + 1 - first) * nl * nl],
+            dissipated: 0.0,
+        }
+    }
+
+    /// Length of [`SlotTerms::tangent`] for an element of `n_loc` coordinates.
+    pub fn tangent_len(&self, n_loc: usize, first: usize) -> usize {
+        self.p * (self.p + 1 - first) * n_loc * n_loc
+    }
+
+    /// The strain terms of one element `el` on a time element of length `h`: its local
+    /// coordinates at the time nodes `A = 0..=p` are `nodes[A n_loc..(A + 1) n_loc]`. Writes
+    /// (overwrites) `out.res`, and with `tangent` the blocks `(k, A)`, `A ≥ first`, of
+    /// `out.tangent` (`first = 1` when node 0 is given), and `out.dissipated`, the energy
+    /// dissipated by the viscous stresses, `h Σ_j b_j π̇_jᵀ 𝕍 π̇_j` summed over the points (J).
+    #[allow(clippy::too_many_arguments)]
+    pub fn slot_terms(
+        &self,
+        el: &dyn StrainElement,
+        h: f64,
+        nodes: &[f64],
+        first: usize,
+        tangent: bool,
+        sc: &mut StrainTimeScratch,
+        out: &mut SlotTerms,
+    ) {
+        let p = self.p;
+        let np = p + 1;
+        let nl = el.n_loc();
+        let ncol = np - first;
+        let nl2 = nl * nl;
+        let res = &mut out.res[..p * nl];
+        res.fill(0.0);
+        if tangent {
+            out.tangent[..p * ncol * nl2].fill(0.0);
+        }
+        let mut dissipated = 0.0;
+        // local coordinates and rates at the Gauss points
+        for j in 0..p {
+            let qj = &mut sc.q[j * nl..(j + 1) * nl];
+            let qdj = &mut sc.qd[j * nl..(j + 1) * nl];
+            qj.fill(0.0);
+            qdj.fill(0.0);
+            for a in 0..np {
+                let (na, da) = (self.n[j * np + a], self.dn[j * np + a] / h);
+                let qa = &nodes[a * nl..(a + 1) * nl];
+                for ((x, y), &v) in qj.iter_mut().zip(qdj.iter_mut()).zip(qa) {
+                    *x += na * v;
+                    *y += da * v;
+                }
+            }
+        }
+        let q0 = &nodes[..nl];
+        let need_bn = tangent && first == 0;
+        for g in 0..el.n_points() {
+            let wg = el.weight(g);
+            let c = el.stiffness(g);
+            let visc = el.viscosity(g);
+            let mut pi_n = [0.0; 6];
+            el.strains_into(g, q0, &mut pi_n, need_bn.then_some(&mut sc.bn[..6 * nl]));
+            for j in 0..p {
+                let qj = &sc.q[j * nl..(j + 1) * nl];
+                let qdj = &sc.qd[j * nl..(j + 1) * nl];
+                // the same (direct) strain rate with and without the tangent
+                sc.pidot[j] = el.strain_rate(g, qj, qdj, &mut sc.dsum[..6 * nl]);
+                if tangent {
+                    let mut pij = [0.0; 6];
+                    let bj = &mut sc.bmat[j * 6 * nl..(j + 1) * 6 * nl];
+                    el.strains_into(g, qj, &mut pij, Some(bj));
+                    // B(q̇_j) = ∂(B(q) q̇_j)/∂q (B is linear and homogeneous in q)
+                    el.strains_into(
+                        g,
+                        qdj,
+                        &mut pij,
+                        Some(&mut sc.bvel[j * 6 * nl..(j + 1) * 6 * nl]),
+                    );
+                }
+            }
+            for j in 0..p {
+                // enhanced strain π̄_j and stress s_j
+                let mut pbar = pi_n;
+                for i in 0..p {
+                    let f = h * self.a[j * p + i];
+                    for k in 0..6 {
+                        pbar[k] += f * sc.pidot[i][k];
+                    }
+                }
+                let mut s = [0.0; 6];
+                for k in 0..6 {
+                    s[k] = (0..6).map(|l| c[k][l] * pbar[l]).sum();
+                    if let Some(v) = visc {
+                        let vs: f64 = (0..6).map(|l| v[k][l] * sc.pidot[j][l]).sum();
+                        s[k] += vs;
+                        dissipated += h * self.b[j] * wg * sc.pidot[j][k] * vs;
+                    }
+                }
+                let scale = h * self.b[j] * wg;
+                // R_q of test function j: + h b_j w_g B_jᵀ s_j (f_int = −Bᵀ s)
+                el.add_stress_force(
+                    g,
+                    &sc.q[j * nl..(j + 1) * nl],
+                    &s,
+                    scale,
+                    &mut res[j * nl..(j + 1) * nl],
+                    &mut sc.dsum[..6 * nl],
+                );
+                if !tangent {
+                    continue;
+                }
+                let bj = &sc.bmat[j * 6 * nl..(j + 1) * 6 * nl];
+                for a in first..np {
+                    // X = C (δ_A0 B_n + h Σ_i a_ji D_iA) + 𝕍 D_jA,  D_iA = B_i Ṅ_A + B(q̇_i) N_A
+                    let dsum = &mut sc.dsum[..6 * nl];
+                    if a == 0 {
+                        dsum.copy_from_slice(&sc.bn[..6 * nl]);
+                    } else {
+                        dsum.fill(0.0);
+                    }
+                    for i in 0..p {
+                        let f = h * self.a[j * p + i];
+                        let (ni, di) = (f * self.n[i * np + a], f * self.dn[i * np + a] / h);
+                        let (bi, bvi) = (
+                            &sc.bmat[i * 6 * nl..(i + 1) * 6 * nl],
+                            &sc.bvel[i * 6 * nl..(i + 1) * 6 * nl],
+                        );
+                        for ((d, &b1), &b2) in dsum.iter_mut().zip(bi).zip(bvi) {
+                            *d += di * b1 + ni * b2;
+                        }
+                    }
+                    // X, scaled by the quadrature weight
+                    let x = &mut sc.x[..6 * nl];
+                    x.fill(0.0);
+                    for k in 0..6 {
+                        for l in 0..6 {
+                            let ckl = scale * c[k][l];
+                            if ckl != 0.0 {
+                                for (xv, &dv) in x[k * nl..(k + 1) * nl]
+                                    .iter_mut()
+                                    .zip(&dsum[l * nl..(l + 1) * nl])
+                                {
+                                    *xv += ckl * dv;
+                                }
+                            }
+                        }
+                    }
+                    if let Some(v) = visc {
+                        let (nj, dj) = (self.n[j * np + a], self.dn[j * np + a] / h);
+                        let bvj = &sc.bvel[j * 6 * nl..(j + 1) * 6 * nl];
+                        for k in 0..6 {
+                            for l in 0..6 {
+                                let vkl = scale * v[k][l];
+                                if vkl != 0.0 {
+                                    for ((xv, &b1), &b2) in x[k * nl..(k + 1) * nl]
+                                        .iter_mut()
+                                        .zip(&bj[l * nl..(l + 1) * nl])
+                                        .zip(&bvj[l * nl..(l + 1) * nl])
+                                    {
+                                        *xv += vkl * (dj * b1 + nj * b2);
+                                    }
+                                }
+                            }
+                        }
+                    }
+                    // block (j, A) += scale (N_A(τ_j) H(s_j) + B_jᵀ X)
+                    let off = (j * ncol + a - first) * nl2;
+                    let blk = &mut out.tangent[off..off + nl2];
+                    el.add_stress_hessian(g, &s, scale * self.n[j * np + a], blk);
+                    for k in 0..6 {
+                        let xk = &x[k * nl..(k + 1) * nl];
+                        for (r, &bv) in bj[k * nl..(k + 1) * nl].iter().enumerate() {
+                            if bv != 0.0 {
+                                for (o, &xv) in blk[r * nl..(r + 1) * nl].iter_mut().zip(xk) {
+                                    *o += bv * xv;
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        out.dissipated = dissipated;
+    }
+
     /// Adds the strain terms of all `slots` on a time element of length `h` with nodal
     /// coordinates `node(A)`, `A = 0..=p`: `R_q` of test function `k` at
     /// `res[k res_stride + i]` (global coordinate `i`), and, if `vals` is given as
     /// `(values, stride)`, the `K` part of block `(k, A)` at `values[(k (p+1) + A) stride + pos]`
     /// (`pos` the position in the system's `K` pattern). Returns the energy dissipated by the
-    /// viscous stresses, `h Σ_j b_j π̇_jᵀ 𝕍 π̇_j`, summed over the points (J).
+    /// viscous stresses, summed over the elements (J).
+    #[allow(clippy::too_many_arguments)]
     pub fn add_element<'x>(
-        &mut self,
+        &self,
         slots: &[StrainSlot],
         h: f64,
         node: &dyn Fn(usize) -> &'x [f64],
         res: &mut [f64],
         res_stride: usize,
         mut vals: Option<(&mut [f64], usize)>,
+        sc: &mut StrainTimeScratch,
+        terms: &mut SlotTerms,
+        local_nodes: &mut Vec<f64>,
     ) -> f64 {
         let p = self.p;
         let np = p + 1;
@@ -133,166 +350,37 @@ impl StrainTime {
         for slot in slots {
             let el = slot.element.as_ref();
             let nl = el.n_loc();
-            // local coordinates and rates at the Gauss points
-            for j in 0..p {
-                let qj = &mut self.q[j * nl..(j + 1) * nl];
-                let qdj = &mut self.qd[j * nl..(j + 1) * nl];
-                qj.fill(0.0);
-                qdj.fill(0.0);
-                for a in 0..np {
-                    let (na, da) = (self.n[j * np + a], self.dn[j * np + a] / h);
-                    let qa = node(a);
-                    for ((x, y), &i) in qj.iter_mut().zip(qdj.iter_mut()).zip(&slot.indices) {
-                        *x += na * qa[i];
-                        *y += da * qa[i];
-                    }
-                }
-            }
-            let mut q0 = std::mem::take(&mut self.x);
-            {
-                let qa = node(0);
-                for (x, &i) in q0[..nl].iter_mut().zip(&slot.indices) {
+            local_nodes.resize(np * nl, 0.0);
+            for a in 0..np {
+                let qa = node(a);
+                for (x, &i) in local_nodes[a * nl..(a + 1) * nl]
+                    .iter_mut()
+                    .zip(&slot.indices)
+                {
                     *x = qa[i];
                 }
             }
-            for g in 0..el.n_points() {
-                let wg = el.weight(g);
-                let c = el.stiffness(g);
-                let visc = el.viscosity(g);
-                let mut pi_n = [0.0; 6];
-                el.strains_into(g, &q0[..nl], &mut pi_n, Some(&mut self.bn[..6 * nl]));
-                for j in 0..p {
-                    let bj = &mut self.bmat[j * 6 * nl..(j + 1) * 6 * nl];
-                    el.strains_into(g, &self.q[j * nl..(j + 1) * nl], &mut self.pis[j], Some(bj));
-                    let qdj = &self.qd[j * nl..(j + 1) * nl];
-                    for k in 0..6 {
-                        self.pidot[j][k] = bj[k * nl..(k + 1) * nl]
-                            .iter()
-                            .zip(qdj)
-                            .map(|(a, b)| a * b)
-                            .sum();
-                    }
-                    if vals.is_some() {
-                        let mut dummy = [0.0; 6];
-                        el.strains_into(
-                            g,
-                            qdj,
-                            &mut dummy,
-                            Some(&mut self.bvel[j * 6 * nl..(j + 1) * 6 * nl]),
-                        );
-                    }
+            self.slot_terms(el, h, local_nodes, 0, vals.is_some(), sc, terms);
+            dissipated += terms.dissipated;
+            for j in 0..p {
+                let r = &mut res[j * res_stride..];
+                for (&i, &v) in slot.indices.iter().zip(&terms.res[j * nl..(j + 1) * nl]) {
+                    r[i] += v;
                 }
-                for j in 0..p {
-                    // enhanced strain π̄_j and stress s_j
-                    let mut pbar = pi_n;
-                    for i in 0..p {
-                        let f = h * self.a[j * p + i];
-                        for k in 0..6 {
-                            pbar[k] += f * self.pidot[i][k];
-                        }
-                    }
-                    let mut s = [0.0; 6];
-                    for k in 0..6 {
-                        s[k] = (0..6).map(|l| c[k][l] * pbar[l]).sum();
-                        if let Some(v) = visc {
-                            let vs: f64 = (0..6).map(|l| v[k][l] * self.pidot[j][l]).sum();
-                            s[k] += vs;
-                            dissipated += h * self.b[j] * wg * self.pidot[j][k] * vs;
-                        }
-                    }
-                    let scale = h * self.b[j] * wg;
-                    let bj = &self.bmat[j * 6 * nl..(j + 1) * 6 * nl];
-                    // R_q of test function j: + h b_j w_g B_jᵀ s_j (f_int = −Bᵀ s)
-                    {
-                        let r = &mut res[j * res_stride..];
-                        let f = &mut self.blk[..nl];
-                        f.fill(0.0);
-                        add_bt_s(bj, &s, 1.0, f);
-                        for (&i, &fi) in slot.indices.iter().zip(f.iter()) {
-                            r[i] += scale * fi;
-                        }
-                    }
-                    let Some((vals, stride)) = vals.as_mut() else {
-                        continue;
-                    };
-                    for a in 0..np {
-                        // X = C (δ_A0 B_n + h Σ_i a_ji D_iA) + 𝕍 D_jA,  D_iA = B_i Ṅ_A + B(q̇_i) N_A
-                        let x = &mut q0[nl..nl + 6 * nl];
-                        let mut d_sum = std::mem::take(&mut self.blk);
-                        let dsum = &mut d_sum[..6 * nl];
-                        dsum.fill(0.0);
-                        if a == 0 {
-                            dsum.copy_from_slice(&self.bn[..6 * nl]);
-                        }
-                        for i in 0..p {
-                            let f = h * self.a[j * p + i];
-                            let (ni, di) = (self.n[i * np + a], self.dn[i * np + a] / h);
-                            let (bi, bvi) = (
-                                &self.bmat[i * 6 * nl..(i + 1) * 6 * nl],
-                                &self.bvel[i * 6 * nl..(i + 1) * 6 * nl],
-                            );
-                            for ((d, &b1), &b2) in dsum.iter_mut().zip(bi).zip(bvi) {
-                                *d += f * (di * b1 + ni * b2);
-                            }
-                        }
-                        x.fill(0.0);
-                        for k in 0..6 {
-                            for l in 0..6 {
-                                let ckl = c[k][l];
-                                if ckl != 0.0 {
-                                    for (xv, &dv) in x[k * nl..(k + 1) * nl]
-                                        .iter_mut()
-                                        .zip(&dsum[l * nl..(l + 1) * nl])
-                                    {
-                                        *xv += ckl * dv;
-                                    }
-                                }
-                            }
-                        }
-                        if let Some(v) = visc {
-                            let (nj, dj) = (self.n[j * np + a], self.dn[j * np + a] / h);
-                            let (bj2, bvj) = (
-                                &self.bmat[j * 6 * nl..(j + 1) * 6 * nl],
-                                &self.bvel[j * 6 * nl..(j + 1) * 6 * nl],
-                            );
-                            for k in 0..6 {
-                                for l in 0..6 {
-                                    let vkl = v[k][l];
-                                    if vkl != 0.0 {
-                                        for ((xv, &b1), &b2) in x[k * nl..(k + 1) * nl]
-                                            .iter_mut()
-                                            .zip(&bj2[l * nl..(l + 1) * nl])
-                                            .zip(&bvj[l * nl..(l + 1) * nl])
-                                        {
-                                            *xv += vkl * (dj * b1 + nj * b2);
-                                        }
-                                    }
-                                }
-                            }
-                        }
-                        // block = N_A(τ_j) H(s_j) + B_jᵀ X
-                        let blk = &mut d_sum[..nl * nl];
-                        blk.fill(0.0);
-                        el.add_stress_hessian(g, &s, self.n[j * np + a], blk);
-                        for k in 0..6 {
-                            let xk = &x[k * nl..(k + 1) * nl];
-                            for (r, &bv) in bj[k * nl..(k + 1) * nl].iter().enumerate() {
-                                if bv != 0.0 {
-                                    for (o, &xv) in blk[r * nl..(r + 1) * nl].iter_mut().zip(xk) {
-                                        *o += bv * xv;
-                                    }
-                                }
-                            }
-                        }
-                        let out = &mut vals[(j * np + a) * *stride..];
-                        for (&pos, &v) in slot.k_positions.iter().zip(blk.iter()) {
-                            out[pos] += scale * v;
-                        }
-                        self.blk = d_sum;
+            }
+            let Some((vals, stride)) = vals.as_mut() else {
+                continue;
+            };
+            let nl2 = nl * nl;
+            for j in 0..p {
+                for a in 0..np {
+                    let blk = &terms.tangent[(j * np + a) * nl2..(j * np + a + 1) * nl2];
+                    let out = &mut vals[(j * np + a) * *stride..];
+                    for (&pos, &v) in slot.k_positions.iter().zip(blk) {
+                        out[pos] += v;
                     }
                 }
             }
-            self.x = q0;
         }
         dissipated
     }
@@ -301,6 +389,75 @@ impl StrainTime {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The director beam's direct `B q̇` and `Bᵀ s` equal the products with its `B` matrix.
+    #[test]
+    fn direct_strain_rate_and_force_match_b() {
+        use crate::model::director_beam::section::{DiagonalStiffness, SectionInertia};
+        use crate::model::director_beam::{BeamSpec, ConstantCurvature, Integration, Section};
+        let section = Section::from_diagonal(
+            DiagonalStiffness {
+                ea: 100.0,
+                ga1: 40.0,
+                ga2: 30.0,
+                ei1: 2.0,
+                ei2: 3.0,
+                gj: 1.5,
+            },
+            SectionInertia {
+                rho_a: 2.0,
+                euler_tensor: [[0.3, 0.0], [0.0, 0.1]],
+            },
+        )
+        .unwrap();
+        let frame = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]];
+        let curve = ConstantCurvature {
+            origin: [0.1, 0.2, 0.3],
+            frame,
+            curvature: [0.4, -0.2, 0.7],
+        };
+        for order in [1, 2] {
+            let beam = BeamSpec {
+                name: "b".into(),
+                order,
+                nodes: curve.nodes(1.5, 2, order),
+                section: section.clone(),
+                integration: Integration::Full,
+                velocity: [0.0; 3],
+                angular_velocity: [0.0; 3],
+                distributed: vec![],
+                gravity: None,
+            }
+            .build()
+            .unwrap();
+            for (el, _) in &beam.elements {
+                let nl = el.n_loc();
+                let q: Vec<f64> = (0..nl)
+                    .map(|i| ((i * 37 % 17) as f64 * 0.13).sin())
+                    .collect();
+                let qd: Vec<f64> = (0..nl)
+                    .map(|i| ((i * 11 % 13) as f64 * 0.7).cos())
+                    .collect();
+                let s = [1.0, -2.0, 0.5, 0.3, -0.7, 1.1];
+                let mut b = vec![0.0; 6 * nl];
+                for g in 0..el.n_points() {
+                    let mut pi = [0.0; 6];
+                    el.strains_into(g, &q, &mut pi, Some(&mut b));
+                    let rate = el.strain_rate(g, &q, &qd, &mut vec![0.0; 6 * nl]);
+                    for k in 0..6 {
+                        let want: f64 = (0..nl).map(|c| b[k * nl + c] * qd[c]).sum();
+                        assert!((rate[k] - want).abs() < 1e-12 * (1.0 + want.abs()));
+                    }
+                    let mut f = vec![0.0; nl];
+                    el.add_stress_force(g, &q, &s, 0.7, &mut f, &mut vec![0.0; 6 * nl]);
+                    for c in 0..nl {
+                        let want: f64 = 0.7 * (0..6).map(|k| b[k * nl + c] * s[k]).sum::<f64>();
+                        assert!((f[c] - want).abs() < 1e-12 * (1.0 + want.abs()), "{c}");
+                    }
+                }
+            }
+        }
+    }
 
     /// For p = 1 the collocation matrix is ½; for p = 2 it is the Gauss–Legendre (Butcher)
     /// matrix [[1/4, 1/4 − √3/6], [1/4 + √3/6, 1/4]].

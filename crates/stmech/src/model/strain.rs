@@ -48,6 +48,39 @@ pub trait StrainElement: Send + Sync + Debug {
     fn viscosity(&self, _g: usize) -> Option<&[[f64; 6]; 6]> {
         None
     }
+    /// The strain rate `π̇ = B(q_loc) q̇_loc` at point `g`. `b` is scratch of length `6 n_loc`.
+    /// The default goes through `B`; elements may compute it directly (same value up to
+    /// round-off).
+    fn strain_rate(&self, g: usize, q_loc: &[f64], qdot_loc: &[f64], b: &mut [f64]) -> [f64; 6] {
+        let n = self.n_loc();
+        let mut pi = [0.0; 6];
+        self.strains_into(g, q_loc, &mut pi, Some(&mut b[..6 * n]));
+        let mut rate = [0.0; 6];
+        for (k, r) in rate.iter_mut().enumerate() {
+            *r = b[k * n..(k + 1) * n]
+                .iter()
+                .zip(qdot_loc)
+                .map(|(x, y)| x * y)
+                .sum();
+        }
+        rate
+    }
+    /// `f += scale · B(q_loc)ᵀ s` at point `g` (`f` of length `n_loc`). `b` is scratch of length
+    /// `6 n_loc`. The default goes through `B`; elements may compute it directly.
+    fn add_stress_force(
+        &self,
+        g: usize,
+        q_loc: &[f64],
+        s: &[f64; 6],
+        scale: f64,
+        f: &mut [f64],
+        b: &mut [f64],
+    ) {
+        let n = self.n_loc();
+        let mut pi = [0.0; 6];
+        self.strains_into(g, q_loc, &mut pi, Some(&mut b[..6 * n]));
+        add_bt_s(&b[..6 * n], s, scale, &mut f[..n]);
+    }
 }
 
 /// A strain element placed in a system: its global coordinate indices and the positions of its

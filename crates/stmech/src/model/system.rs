@@ -30,7 +30,9 @@ pub struct PointEval {
     pub phi_tt: Vec<f64>,
     /// Values of `G = ∂Φ/∂q` in [`ConstrainedSystem::g_pattern`] order.
     pub g: Vec<f64>,
-    /// Values of `K = ∂(Gᵀλ − f)/∂q` in [`ConstrainedSystem::k_pattern`] order.
+    /// Values of `K = ∂(Gᵀλ − f)/∂q` in [`ConstrainedSystem::k_pattern`] order
+    /// ([`ConstrainedSystem::eval`]), or in [`ConstrainedSystem::point_k_pattern`] order in its
+    /// first entries ([`ConstrainedSystem::eval_without_strain`]).
     pub k: Vec<f64>,
     /// Values of `∂(G(q) v)/∂q` in [`ConstrainedSystem::g_pattern`] order, filled by
     /// [`ConstrainedSystem::eval_velocity_jacobian`].
@@ -74,6 +76,13 @@ pub trait ConstrainedSystem: Sync {
     fn g_pattern(&self) -> &[(usize, usize)];
     /// Pattern `(q row, q column)` of `K`.
     fn k_pattern(&self) -> &[(usize, usize)];
+    /// Pattern of the part of `K` without the strain elements, which
+    /// [`eval_without_strain`](Self::eval_without_strain) fills (a subset of
+    /// [`k_pattern`](Self::k_pattern), sorted; for a beam much smaller: the frames' own blocks
+    /// and the joints, not the element couplings). Default: the whole `K` pattern.
+    fn point_k_pattern(&self) -> &[(usize, usize)] {
+        self.k_pattern()
+    }
     /// Buffers sized for [`eval`](Self::eval).
     fn new_point_eval(&self) -> PointEval;
     /// Fills `out` at `(t, q, λ)`; `K` only when `tangent` is true. The force includes the
@@ -81,7 +90,9 @@ pub trait ConstrainedSystem: Sync {
     /// this instant (no viscous part: that needs velocities).
     fn eval(&self, t: f64, q: &[f64], lambda: &[f64], out: &mut PointEval, tangent: bool);
     /// [`eval`](Self::eval) without the forces of the strain elements, for time discretisations
-    /// that integrate those themselves (`discretize::strain_time`).
+    /// that integrate those themselves (`discretize::strain_time`). `K` goes to the first
+    /// `point_k_pattern().len()` entries of `out.k`, in [`point_k_pattern`](Self::point_k_pattern)
+    /// order.
     fn eval_without_strain(
         &self,
         t: f64,
@@ -203,10 +214,16 @@ pub struct MultibodySystem {
     mass: Vec<(usize, usize, f64)>,
     g_pattern: Vec<(usize, usize)>,
     k_pattern: Vec<(usize, usize)>,
-    /// Per frame: position in `k_pattern` of each entry of its dense 12×12 block.
-    frame_k_map: Vec<Vec<usize>>,
-    /// Per constraint: positions in `g_pattern` (n_eq × n_loc) and `k_pattern` (n_loc²).
-    constraint_maps: Vec<(Vec<usize>, Vec<usize>)>,
+    /// `K` pattern without the strain-element couplings (see [`ConstrainedSystem::point_k_pattern`]).
+    point_k_pattern: Vec<(usize, usize)>,
+    /// Per frame: position of each entry of its dense 12×12 block in `k_pattern` (`[0]`) and in
+    /// `point_k_pattern` (`[1]`).
+    frame_k_map: [Vec<Vec<usize>>; 2],
+    /// Per constraint: positions in `g_pattern` (n_eq × n_loc).
+    constraint_g_maps: Vec<Vec<usize>>,
+    /// Per constraint: positions of its local Hessian (n_loc²) in `k_pattern` (`[0]`) and in
+    /// `point_k_pattern` (`[1]`).
+    constraint_k_maps: [Vec<Vec<usize>>; 2],
     strain: Vec<StrainSlot>,
     max_local: usize,
     max_strain_local: usize,
@@ -417,13 +434,6 @@ impl MultibodySystem {
                 }
             }
         }
-        for (_, _, idx) in &strain_parts {
-            for &i in idx {
-                for &j in idx {
-                    kset.insert((i, j));
-                }
-            }
-        }
         let mut gset = BTreeSet::new();
         for (c, off) in constraints.iter().zip(&lambda_offsets) {
             for &i in c.indices() {
@@ -437,6 +447,14 @@ impl MultibodySystem {
                 }
             }
         }
+        let point_k_pattern: Vec<_> = kset.iter().copied().collect();
+        for (_, _, idx) in &strain_parts {
+            for &i in idx {
+                for &j in idx {
+                    kset.insert((i, j));
+                }
+            }
+        }
         let k_pattern: Vec<_> = kset.into_iter().collect();
         let g_pattern: Vec<_> = gset.into_iter().collect();
         let kpos = |i: usize, j: usize| {
@@ -444,35 +462,50 @@ impl MultibodySystem {
                 .binary_search(&(i, j))
                 .expect("entry is in the K pattern")
         };
+        let kpos_point = |i: usize, j: usize| {
+            point_k_pattern
+                .binary_search(&(i, j))
+                .expect("entry is in the point K pattern")
+        };
         let gpos = |i: usize, j: usize| {
             g_pattern
                 .binary_search(&(i, j))
                 .expect("entry is in the G pattern")
         };
-        let frame_k_map = (0..n_frames)
-            .map(|b| {
-                (0..144)
-                    .map(|e| kpos(12 * b + e / 12, 12 * b + e % 12))
-                    .collect()
-            })
-            .collect();
-        let constraint_maps = constraints
+        let frame_map = |pos: &dyn Fn(usize, usize) -> usize| -> Vec<Vec<usize>> {
+            (0..n_frames)
+                .map(|b| {
+                    (0..144)
+                        .map(|e| pos(12 * b + e / 12, 12 * b + e % 12))
+                        .collect()
+                })
+                .collect()
+        };
+        let frame_k_map = [frame_map(&kpos), frame_map(&kpos_point)];
+        let constraint_g_maps = constraints
             .iter()
             .zip(&lambda_offsets)
             .map(|(c, off)| {
                 let idx = c.indices();
-                let g = (0..c.n_eq())
+                (0..c.n_eq())
                     .flat_map(|e| idx.iter().map(move |&j| (off + e, j)))
                     .map(|(i, j)| gpos(i, j))
-                    .collect();
-                let k = idx
-                    .iter()
-                    .flat_map(|&i| idx.iter().map(move |&j| (i, j)))
-                    .map(|(i, j)| kpos(i, j))
-                    .collect();
-                (g, k)
+                    .collect()
             })
             .collect();
+        let constraint_map = |pos: &dyn Fn(usize, usize) -> usize| -> Vec<Vec<usize>> {
+            constraints
+                .iter()
+                .map(|c| {
+                    let idx = c.indices();
+                    idx.iter()
+                        .flat_map(|&i| idx.iter().map(move |&j| (i, j)))
+                        .map(|(i, j)| pos(i, j))
+                        .collect()
+                })
+                .collect()
+        };
+        let constraint_k_maps = [constraint_map(&kpos), constraint_map(&kpos_point)];
         let max_local = constraints
             .iter()
             .map(|c| c.indices().len())
@@ -517,8 +550,10 @@ impl MultibodySystem {
             mass,
             g_pattern,
             k_pattern,
+            point_k_pattern,
             frame_k_map,
-            constraint_maps,
+            constraint_g_maps,
+            constraint_k_maps,
             strain,
             max_local,
             max_strain_local,
@@ -577,8 +612,15 @@ impl MultibodySystem {
         out.phi_t.fill(0.0);
         out.phi_tt.fill(0.0);
         out.g.fill(0.0);
+        // `K` in the whole pattern (with strain) or in the point pattern (without)
+        let map = usize::from(!with_strain);
+        let nk = if with_strain {
+            self.k_pattern.len()
+        } else {
+            self.point_k_pattern.len()
+        };
         if tangent {
-            out.k.fill(0.0);
+            out.k[..nk].fill(0.0);
         }
         let m = self.max_local;
         let (q_loc, rest) = out.scratch.split_at_mut(m);
@@ -597,7 +639,7 @@ impl MultibodySystem {
                 let kb = &mut h_loc[..144];
                 kb.fill(0.0);
                 load.add_to(t, qb, &s, mass, fb, Some(kb));
-                for (e, &pos) in self.frame_k_map[b].iter().enumerate() {
+                for (e, &pos) in self.frame_k_map[map][b].iter().enumerate() {
                     out.k[pos] += kb[e];
                 }
             } else {
@@ -608,7 +650,7 @@ impl MultibodySystem {
             // so far `force` and `k` hold the frame loads only
             out.force.iter_mut().for_each(|f| *f *= scale);
             if tangent {
-                out.k.iter_mut().for_each(|k| *k *= scale);
+                out.k[..nk].iter_mut().for_each(|k| *k *= scale);
             }
         }
         for (off, l) in &self.distributed {
@@ -622,12 +664,11 @@ impl MultibodySystem {
                 }
             }
         }
-        for ((c, &off), (gmap, kmap)) in self
-            .constraints
-            .iter()
-            .zip(&self.lambda_offsets)
-            .zip(&self.constraint_maps)
-        {
+        for ((c, &off), (gmap, kmap)) in self.constraints.iter().zip(&self.lambda_offsets).zip(
+            self.constraint_g_maps
+                .iter()
+                .zip(&self.constraint_k_maps[map]),
+        ) {
             let idx = c.indices();
             let n = idx.len();
             let ne = c.n_eq();
@@ -695,6 +736,10 @@ impl ConstrainedSystem for MultibodySystem {
         &self.k_pattern
     }
 
+    fn point_k_pattern(&self) -> &[(usize, usize)] {
+        &self.point_k_pattern
+    }
+
     fn new_point_eval(&self) -> PointEval {
         let m = self.max_local;
         let mut ev = PointEval::with_sizes(
@@ -739,7 +784,7 @@ impl ConstrainedSystem for MultibodySystem {
         let (q_loc, rest) = out.scratch.split_at_mut(m);
         let (gv_loc, _) = rest.split_at_mut(m * self.n_lambda.max(6));
         let mut v_loc = [0.0; 64];
-        for (c, (gmap, _)) in self.constraints.iter().zip(&self.constraint_maps) {
+        for (c, gmap) in self.constraints.iter().zip(&self.constraint_g_maps) {
             let idx = c.indices();
             let n = idx.len();
             assert!(

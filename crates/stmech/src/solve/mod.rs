@@ -11,5 +11,5 @@ pub mod scheme;
 pub mod statics;
 pub mod trajectory;
 
-pub use newton::{NewtonParams, NewtonReport};
+pub use newton::{NewtonParams, NewtonReport, Refactorization};
 pub use trajectory::{BlockReport, Trajectory};

@@ -1,5 +1,10 @@
 //! Newton–Raphson with an exact tangent, [P, Eq. (25)]:
 //! `K Δx = −R`, `x ← x + Δx`, until the stop criterion `Σ_A ‖R_A‖ < ε` holds.
+//!
+//! [`Refactorization::Chord`] turns it into a simplified (chord) Newton method that keeps the
+//! last factorisation across iterations and across calls (time blocks) while it contracts the
+//! residual well, and refactorises by a deterministic rule otherwise; it stops on the same
+//! criterion, so it converges to the same tolerance.
 
 use crate::error::SolveError;
 use crate::solve::linear::LinearSolver;
@@ -23,11 +28,35 @@ impl Default for NewtonParams {
     }
 }
 
+/// When a [`NewtonSolver`] factorises the Jacobian.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub enum Refactorization {
+    /// Every iteration: Newton–Raphson (the Jacobian is assembled with every residual).
+    #[default]
+    EveryIteration,
+    /// Simplified (chord) Newton: residuals are assembled alone and solved with the last
+    /// factorisation, kept across iterations and across calls of [`NewtonSolver::solve`], as
+    /// long as every iteration reduces the residual norm to at most `contraction` times the
+    /// previous one. Rules (deterministic):
+    /// * no factorisation yet, or the last iteration contracted by more than `contraction`:
+    ///   assemble the Jacobian at the current iterate and factorise before the next solve;
+    /// * an iteration with an old factorisation that does not reduce the residual is undone,
+    ///   and the solve continues as Newton–Raphson (fresh factorisation every iteration) until
+    ///   it returns.
+    Chord {
+        /// Largest accepted ratio of successive residual norms, in `(0, 1)`.
+        contraction: f64,
+    },
+}
+
 /// What one Newton solve did.
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
 pub struct NewtonReport {
     /// Iterations (linear solves) done.
     pub iterations: usize,
+    /// Numeric factorisations done (equal to `iterations` for Newton–Raphson; fewer for the
+    /// chord method, which reuses them).
+    pub factorizations: usize,
     /// Residual norm before each iteration and after the last one.
     pub residuals: Vec<f64>,
     /// Wall time in residual and Jacobian assembly (s).
@@ -91,11 +120,21 @@ pub struct NewtonSolver {
     values: Vec<f64>,
     r: Vec<f64>,
     floor: Vec<f64>,
+    policy: Refactorization,
+    /// Whether `lu` holds a factorisation usable as a chord matrix.
+    factorized: bool,
+    /// The iterate before the last chord step (to undo it).
+    x_prev: Vec<f64>,
 }
 
 impl NewtonSolver {
-    /// Buffers for the given linear solver.
+    /// Buffers for the given linear solver; Newton–Raphson.
     pub fn new(lu: LinearSolver) -> Self {
+        Self::with_policy(lu, Refactorization::EveryIteration)
+    }
+
+    /// Buffers for the given linear solver and refactorisation policy.
+    pub fn with_policy(lu: LinearSolver, policy: Refactorization) -> Self {
         let nnz = lu.pattern().nnz();
         let n = lu.pattern().n;
         Self {
@@ -103,7 +142,20 @@ impl NewtonSolver {
             values: vec![0.0; nnz],
             r: vec![0.0; n],
             floor: vec![0.0; n],
+            policy,
+            factorized: false,
+            x_prev: Vec::new(),
         }
+    }
+
+    /// Forgets the kept factorisation (the next chord solve starts with a fresh one).
+    pub fn invalidate(&mut self) {
+        self.factorized = false;
+    }
+
+    /// The linear solver (its kind and pattern).
+    pub fn linear_solver(&self) -> &LinearSolver {
+        &self.lu
     }
 
     /// `64 ε ‖ |J| |x| ‖` with the Jacobian values of the last assembly, in the system's norm.
@@ -130,7 +182,45 @@ impl NewtonSolver {
         params: &NewtonParams,
         cx: NewtonContext,
     ) -> Result<NewtonReport, SolveError> {
+        match self.policy {
+            Refactorization::EveryIteration => self.solve_newton(sys, x, params, cx),
+            Refactorization::Chord { contraction } => {
+                self.solve_chord(sys, x, params, cx, contraction)
+            }
+        }
+    }
+
+    fn diverged(cx: NewtonContext, params: &NewtonParams, rep: NewtonReport) -> SolveError {
+        SolveError::NewtonDiverged {
+            block: cx.block,
+            t_start: cx.t_start,
+            t_end: cx.t_end,
+            iterations: rep.iterations,
+            residual: rep.residuals.last().copied().unwrap_or(f64::NAN),
+            tolerance: params.tolerance,
+            history: rep.residuals,
+        }
+    }
+
+    fn non_finite(cx: NewtonContext, iteration: usize) -> SolveError {
+        SolveError::NonFinite {
+            block: cx.block,
+            t_start: cx.t_start,
+            t_end: cx.t_end,
+            iteration,
+        }
+    }
+
+    fn solve_newton<S: NewtonSystem + ?Sized>(
+        &mut self,
+        sys: &mut S,
+        x: &mut [f64],
+        params: &NewtonParams,
+        cx: NewtonContext,
+    ) -> Result<NewtonReport, SolveError> {
         let mut rep = NewtonReport::default();
+        // the factorisation below belongs to this solve only
+        self.factorized = false;
         loop {
             let t = Instant::now();
             let want_jac = rep.iterations < params.max_iterations;
@@ -142,12 +232,7 @@ impl NewtonSolver {
                 rep.residual_floor = self.residual_floor(sys, x);
             }
             if !norm.is_finite() {
-                return Err(SolveError::NonFinite {
-                    block: cx.block,
-                    t_start: cx.t_start,
-                    t_end: cx.t_end,
-                    iteration: rep.iterations,
-                });
+                return Err(Self::non_finite(cx, rep.iterations));
             }
             // The floor ends the iteration only once Newton stagnates below it (the last
             // correction reduced the residual by less than 10×): a residual near the floor may
@@ -160,19 +245,80 @@ impl NewtonSolver {
                 return Ok(rep);
             }
             if !want_jac {
-                return Err(SolveError::NewtonDiverged {
-                    block: cx.block,
-                    t_start: cx.t_start,
-                    t_end: cx.t_end,
-                    iterations: rep.iterations,
-                    residual: norm,
-                    tolerance: params.tolerance,
-                    history: rep.residuals,
-                });
+                return Err(Self::diverged(cx, params, rep));
             }
             let t = Instant::now();
             self.lu.factorize(&self.values)?;
+            rep.factorizations += 1;
             rep.factorization_seconds += t.elapsed().as_secs_f64();
+            let t = Instant::now();
+            self.lu.solve_in_place(&mut self.r);
+            rep.solve_seconds += t.elapsed().as_secs_f64();
+            sys.apply_update(x, &self.r);
+            rep.iterations += 1;
+            if sys.converged_by_update(&self.r, x) {
+                return Ok(rep);
+            }
+        }
+    }
+
+    fn solve_chord<S: NewtonSystem + ?Sized>(
+        &mut self,
+        sys: &mut S,
+        x: &mut [f64],
+        params: &NewtonParams,
+        cx: NewtonContext,
+        contraction: f64,
+    ) -> Result<NewtonReport, SolveError> {
+        let mut rep = NewtonReport::default();
+        // Newton–Raphson from here on (after an undone chord step)
+        let mut newton = false;
+        // refactorise before the next solve
+        let mut refactor = !self.factorized;
+        // the factorisation was computed at the iterate of the last step
+        let mut fresh = false;
+        let mut prev_norm = f64::INFINITY;
+        self.x_prev.resize(x.len(), 0.0);
+        loop {
+            let t = Instant::now();
+            sys.assemble(x, &mut self.r, None);
+            rep.assembly_seconds += t.elapsed().as_secs_f64();
+            let mut norm = sys.residual_norm(&self.r);
+            rep.residuals.push(norm);
+            if !norm.is_finite() && (fresh || rep.iterations == 0) {
+                return Err(Self::non_finite(cx, rep.iterations));
+            }
+            if norm < params.tolerance {
+                return Ok(rep);
+            }
+            if rep.iterations > 0 && !(norm < prev_norm) && !fresh {
+                // an old factorisation made things worse: undo the step, continue as Newton
+                x.copy_from_slice(&self.x_prev);
+                norm = prev_norm;
+                newton = true;
+            } else if !(norm <= contraction * prev_norm) {
+                refactor = true;
+            }
+            if rep.iterations >= params.max_iterations {
+                return Err(Self::diverged(cx, params, rep));
+            }
+            if refactor || newton {
+                let t = Instant::now();
+                sys.assemble(x, &mut self.r, Some(&mut self.values[..]));
+                rep.assembly_seconds += t.elapsed().as_secs_f64();
+                let t = Instant::now();
+                self.factorized = false;
+                self.lu.factorize(&self.values)?;
+                self.factorized = true;
+                rep.factorizations += 1;
+                rep.factorization_seconds += t.elapsed().as_secs_f64();
+                refactor = false;
+                fresh = true;
+            } else {
+                fresh = false;
+            }
+            prev_norm = norm;
+            self.x_prev.copy_from_slice(x);
             let t = Instant::now();
             self.lu.solve_in_place(&mut self.r);
             rep.solve_seconds += t.elapsed().as_secs_f64();

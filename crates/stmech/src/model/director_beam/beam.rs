@@ -7,7 +7,7 @@
 
 use super::element::{DirectorBeamElement, ElementError, Integration};
 use super::section::Section;
-use crate::math::{Vec3, cross, sub};
+use crate::math::{Vec3, cross, dot, sub};
 use crate::model::strain::StrainElement;
 use crate::model::{Deformable, NodalForces, TimeFunction};
 
@@ -90,6 +90,80 @@ impl StrainElement for DirectorBeamElement {
             .is_viscous()
             .then(|| self.section().viscosity())
     }
+    // Direct forms of `B q̇` and `Bᵀ s` (the rows of `B` are written out in
+    // `DirectorBeamElement::strains_into`): no `6 × n_loc` matrix is formed.
+    fn strain_rate(&self, g: usize, q: &[f64], qd: &[f64], _b: &mut [f64]) -> [f64; 6] {
+        let (n, dn) = self.shape(g);
+        let (pp, d, dp) = interpolate(n, dn, q);
+        let (vpp, vd, vdp) = interpolate(n, dn, qd);
+        let mut rate = [0.0; 6];
+        for i in 0..3 {
+            rate[i] = dot(&vd[i], &pp) + dot(&d[i], &vpp);
+        }
+        for (k, i, j) in [(0, 1, 2), (1, 2, 0), (2, 0, 1)] {
+            rate[3 + k] = 0.5
+                * (dot(&vd[j], &dp[i]) + dot(&d[j], &vdp[i])
+                    - dot(&vd[i], &dp[j])
+                    - dot(&d[i], &vdp[j]));
+        }
+        rate
+    }
+    fn add_stress_force(
+        &self,
+        g: usize,
+        q: &[f64],
+        s: &[f64; 6],
+        scale: f64,
+        f: &mut [f64],
+        _b: &mut [f64],
+    ) {
+        let (n, dn) = self.shape(g);
+        let (pp, d, dp) = interpolate(n, dn, q);
+        let mut force = [0.0; 3];
+        for i in 0..3 {
+            for c in 0..3 {
+                force[c] += s[i] * d[i][c];
+            }
+        }
+        for (a, (&na, &da)) in n.iter().zip(dn).enumerate() {
+            let o = 12 * a;
+            for c in 0..3 {
+                f[o + c] += scale * da * force[c];
+            }
+            for i in 0..3 {
+                let w = scale * na * s[i];
+                for c in 0..3 {
+                    f[o + 3 + 3 * i + c] += w * pp[c];
+                }
+            }
+            for (k, i, j) in [(0, 1, 2), (1, 2, 0), (2, 0, 1)] {
+                let m = 0.5 * scale * s[3 + k];
+                for c in 0..3 {
+                    f[o + 3 + 3 * j + c] += m * (na * dp[i][c] - da * d[i][c]);
+                    f[o + 3 + 3 * i + c] += m * (da * d[j][c] - na * dp[j][c]);
+                }
+            }
+        }
+    }
+}
+
+/// `φ′`, `d_i` and `d_i′` interpolated with the shape functions `n`, `dn` at a point.
+#[inline]
+fn interpolate(n: &[f64], dn: &[f64], q: &[f64]) -> (Vec3, [Vec3; 3], [Vec3; 3]) {
+    let mut pp = [0.0; 3];
+    let mut d = [[0.0; 3]; 3];
+    let mut dp = [[0.0; 3]; 3];
+    for (a, (&na, &da)) in n.iter().zip(dn).enumerate() {
+        let o = 12 * a;
+        for c in 0..3 {
+            pp[c] += da * q[o + c];
+            for i in 0..3 {
+                d[i][c] += na * q[o + 3 + 3 * i + c];
+                dp[i][c] += da * q[o + 3 + 3 * i + c];
+            }
+        }
+    }
+    (pp, d, dp)
 }
 
 impl BeamSpec {

@@ -245,6 +245,7 @@ pub fn solve<S: ConstrainedSystem + ?Sized>(
         total.iterations += rep.iterations;
         total.assembly_seconds += rep.assembly_seconds;
         total.factorization_seconds += rep.factorization_seconds;
+        total.factorizations += rep.factorizations;
         total.solve_seconds += rep.solve_seconds;
         let fin = *rep.residuals.last().unwrap_or(&0.0);
         if fin > worst_final {
