@@ -14,7 +14,7 @@ mod conditioning;
 mod convergence;
 mod inverse_run;
 mod limits;
-mod plots;
+use stmech_app::plots;
 mod progress;
 mod run;
 mod static_run;
