@@ -239,7 +239,16 @@ pub fn write_results(
             .map_err(|e| AppError::write(&e))?;
         files.push("shapes.png");
     }
-    let summary = json!({
+    let mut summary = summary(sc, outcome, solve_seconds);
+    summary["output_wall_time_seconds"] = output_start.elapsed().as_secs_f64().into();
+    write_json(&dir.file("summary.json"), &summary)?;
+    files.push("summary.json");
+    Ok(Written { summary, files })
+}
+
+/// `summary.json` of a solved run (without `output_wall_time_seconds`).
+pub fn summary(sc: &BeamScenario, outcome: &BeamOutcome, solve_seconds: f64) -> Value {
+    json!({
         "stmech_version": crate::VERSION,
         "status": "ok",
         "error": Value::Null,
@@ -247,12 +256,8 @@ pub fn write_results(
         "results": outcome.results,
         "snapshots": outcome.snapshots.len(),
         "wall_time_seconds": solve_seconds,
-        "output_wall_time_seconds": output_start.elapsed().as_secs_f64(),
         "units": "SI: m, rad, s, N, J",
-    });
-    write_json(&dir.file("summary.json"), &summary)?;
-    files.push("summary.json");
-    Ok(Written { summary, files })
+    })
 }
 
 /// Overlays the beam shapes of all snapshots (equal axis scales, darker = later).

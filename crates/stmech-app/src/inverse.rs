@@ -103,14 +103,8 @@ pub fn write_results(
         plotted?;
         files.extend(["actuation.png", "snapshots.png"]);
     }
-    let mut summary = summary_ok(s, sol, run.march.as_ref(), secs);
-    summary["tip_tracking"] = verification.to_json();
-    summary["servo_residual_at_nodes"] = servo_residual_json(s, sol);
+    let mut summary = summary(s, run, secs, &verification);
     summary["output_wall_time_seconds"] = output_start.elapsed().as_secs_f64().into();
-    if let Some(msg) = verification.failure() {
-        summary["status"] = json!(GOAL_NOT_REACHED);
-        summary["error"] = json!(msg);
-    }
     write_json(&dir.file("summary.json"), &summary)?;
     files.push("summary.json");
     Ok(Written {
@@ -153,6 +147,25 @@ pub fn failed_summary(s: &InverseScenario, e: &InverseError, secs: f64) -> serde
 
 /// Largest number of VTK snapshots (`beam_NNNN.vtu`) a run writes.
 const VTK_FRAMES: usize = 200;
+
+/// `summary.json` of a solved inverse problem with its verification (without
+/// `output_wall_time_seconds`); `status` is [`GOAL_NOT_REACHED`] if the verification fails.
+pub fn summary(
+    s: &InverseScenario,
+    run: &MethodRun,
+    secs: f64,
+    verification: &Verification,
+) -> serde_json::Value {
+    let sol = &run.solution;
+    let mut summary = summary_ok(s, sol, run.march.as_ref(), secs);
+    summary["tip_tracking"] = verification.to_json();
+    summary["servo_residual_at_nodes"] = servo_residual_json(s, sol);
+    if let Some(msg) = verification.failure() {
+        summary["status"] = json!(GOAL_NOT_REACHED);
+        summary["error"] = json!(msg);
+    }
+    summary
+}
 
 /// `summary.json` status of a run that solved but failed its verification (exit 5).
 pub const GOAL_NOT_REACHED: &str = "goal-not-reached";

@@ -59,7 +59,6 @@ pub struct Written {
 }
 
 /// Writes every result file of a solved static scenario into `dir`, `summary.json` last.
-/// Returns `None` for a dynamic scenario.
 pub fn write_results(
     scenario: &Scenario,
     sol: &StaticSolution,
@@ -70,7 +69,6 @@ pub fn write_results(
     let output_start = Instant::now();
     let sys = &scenario.system;
     let (q0, _) = sys.initial_state();
-    let time = scenario.statics.as_ref().map_or(0.0, |p| p.time);
     let nq = sys.n_q();
     let write = |name: &str, text: &str| -> Result<(), AppError> {
         let path = dir.file(name);
@@ -134,7 +132,21 @@ pub fn write_results(
         .map_err(|e| AppError::write(&e))?;
         files.push("load_path.png");
     }
-    let nodes: Vec<serde_json::Value> = ends
+    let mut summary = summary(scenario, sol, solve_seconds);
+    summary["output_wall_time_seconds"] = output_start.elapsed().as_secs_f64().into();
+    output::write_json(&dir.file("summary.json"), &summary)?;
+    let constraint_violation = summary["constraint_violation"].as_f64().unwrap_or(f64::NAN);
+    Ok(Written {
+        summary,
+        files,
+        constraint_violation,
+    })
+}
+
+/// `summary.json` of a solved static scenario (without `output_wall_time_seconds`).
+pub fn summary(scenario: &Scenario, sol: &StaticSolution, solve_seconds: f64) -> serde_json::Value {
+    let time = scenario.statics.as_ref().map_or(0.0, |p| p.time);
+    let nodes: Vec<serde_json::Value> = path_frames(scenario)
         .iter()
         .map(|(name, f)| {
             json!({
@@ -145,7 +157,7 @@ pub fn write_results(
         })
         .collect();
     let phi = constraint_violation(scenario, sol, time);
-    let summary = json!({
+    json!({
         "stmech_version": crate::VERSION,
         "status": "ok",
         "analysis": "static",
@@ -153,18 +165,11 @@ pub fn write_results(
         "method": scenario.method_description(),
         "beams": scenario.beams,
         "final": nodes,
-        "strain_energy": scene::strain_energy(sys, &sol.q),
+        "strain_energy": scene::strain_energy(&scenario.system, &sol.q),
         "constraint_violation": phi,
         "load_steps": sol.steps,
         "total_newton_iterations": sol.steps.iter().map(|s| s.newton.iterations).sum::<usize>(),
         "wall_time_seconds": solve_seconds,
-        "output_wall_time_seconds": output_start.elapsed().as_secs_f64(),
-    });
-    output::write_json(&dir.file("summary.json"), &summary)?;
-    Ok(Written {
-        summary,
-        files,
-        constraint_violation: phi,
     })
 }
 
