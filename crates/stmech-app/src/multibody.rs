@@ -77,12 +77,11 @@ pub fn write_results(
                 Ok(Vec::new())
             }
         });
-        let elements_side =
-            elements_side(scenario, traj, dir, plots).map(|(elements, files)| {
-                let summary =
-                    output::summary_ok(scenario, traj, &diagnostics, &elements, solve_seconds);
-                (summary, files)
-            });
+        let elements_side = elements_side(scenario, traj, dir, plots).map(|(elements, files)| {
+            let summary =
+                output::summary_ok(scenario, traj, &diagnostics, &elements, solve_seconds);
+            (summary, files)
+        });
         let nodes_side = nodes_side
             .join()
             .unwrap_or_else(|panic| std::panic::resume_unwind(panic));

@@ -55,14 +55,9 @@ pub fn run(sc: &BeamScenario, out: &Path, force: bool, no_plots: bool) -> Result
             return Err(Failure::new(Failure::SOLVER, msg));
         }
     };
-    let written = stmech_app::beam::write_results(
-        sc,
-        &outcome,
-        &dir,
-        sc.plots && !no_plots,
-        solve_seconds,
-    )
-    .map_err(app_failure)?;
+    let written =
+        stmech_app::beam::write_results(sc, &outcome, &dir, sc.plots && !no_plots, solve_seconds)
+            .map_err(app_failure)?;
     let out = dir.commit().map_err(out_fail)?;
     let results = &outcome.results;
     outln!("tip: {}", results["tip"]);

@@ -89,10 +89,9 @@ pub fn run(s: &InverseScenario, out: PathBuf, force: bool, plots: bool) -> Resul
         }
     };
     let samples = run.solution.actuation_samples();
-    let written = stmech_app::inverse::write_results(s, &run, secs, &dir, plots, || {
-        verify(s, &samples)
-    })
-    .map_err(app_failure)?;
+    let written =
+        stmech_app::inverse::write_results(s, &run, secs, &dir, plots, || verify(s, &samples))
+            .map_err(app_failure)?;
     let out = dir.commit().map_err(output_failure)?;
     let (sol, march, summary, verification) = (
         &run.solution,
@@ -144,11 +143,7 @@ pub fn run(s: &InverseScenario, out: PathBuf, force: bool, plots: bool) -> Resul
         "wall time: {secs:.3} s solve, {:.3} s total",
         started.elapsed().as_secs_f64()
     );
-    outln!(
-        "output: {} ({})",
-        out.display(),
-        written.files.join(", ")
-    );
+    outln!("output: {} ({})", out.display(), written.files.join(", "));
     match failed {
         None => Ok(()),
         Some(msg) => Err(Failure::new(
@@ -161,4 +156,3 @@ pub fn run(s: &InverseScenario, out: PathBuf, force: bool, plots: bool) -> Resul
         )),
     }
 }
-

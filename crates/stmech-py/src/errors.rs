@@ -140,9 +140,9 @@ pub fn scenario_error(origin: &str, problems: Vec<Problem>) -> PyErr {
 pub fn output_error(e: stmech_app::AppError) -> PyErr {
     use stmech::io::output::OutputError;
     match &e {
-        stmech_app::AppError::Output(OutputError::Exists(_)) => PyFileExistsError::new_err(
-            format!("{e} (from Python: save(dir, force=True))"),
-        ),
+        stmech_app::AppError::Output(OutputError::Exists(_)) => {
+            PyFileExistsError::new_err(format!("{e} (from Python: save(dir, force=True))"))
+        }
         _ if e.is_input() => PyValueError::new_err(e.to_string()),
         _ => PyOSError::new_err(e.to_string()),
     }

@@ -50,7 +50,11 @@ impl Source {
         let text = toml::to_string(table).map_err(|e| {
             scenario_error(
                 &origin,
-                vec![Problem::new("toml", None, format!("cannot be written as TOML: {e}"))],
+                vec![Problem::new(
+                    "toml",
+                    None,
+                    format!("cannot be written as TOML: {e}"),
+                )],
             )
         })?;
         Ok(Self {
@@ -92,7 +96,11 @@ pub fn read_error(e: RustScenarioError) -> PyErr {
 
 /// Converts a Python value into a TOML value, collecting a problem for each part that has no
 /// TOML form (with its field path).
-pub fn to_toml(obj: &Bound<'_, PyAny>, path: &str, problems: &mut Vec<Problem>) -> Option<toml::Value> {
+pub fn to_toml(
+    obj: &Bound<'_, PyAny>,
+    path: &str,
+    problems: &mut Vec<Problem>,
+) -> Option<toml::Value> {
     let fail = |problems: &mut Vec<Problem>, message: String| {
         problems.push(Problem::new(path_or_root(path), None, message));
         None
@@ -217,9 +225,9 @@ pub fn float_array(obj: &Bound<'_, PyAny>, field: &str) -> Result<(Vec<f64>, Vec
                 format!("must be an array of numbers: {}", e.value(py)),
             )
         })?;
-    let array: PyReadonlyArrayDyn<'_, f64> = converted.extract().map_err(|_| {
-        Problem::new(field, None, "must be an array of numbers".to_owned())
-    })?;
+    let array: PyReadonlyArrayDyn<'_, f64> = converted
+        .extract()
+        .map_err(|_| Problem::new(field, None, "must be an array of numbers".to_owned()))?;
     let shape = array.shape().to_vec();
     let values = array
         .as_slice()
@@ -240,13 +248,19 @@ pub fn time_series(
             return Err(vec![Problem::new(
                 field,
                 None,
-                format!("must be a pair (t, values): t of shape (n,) in s, values of shape (n, 3) ({columns})"),
+                format!(
+                    "must be a pair (t, values): t of shape (n,) in s, values of shape (n, 3) ({columns})"
+                ),
             )]);
         }
     };
     let mut problems = Vec::new();
-    let t = float_array(&pair[0], &format!("{field}.t")).map_err(|p| problems.push(p)).ok();
-    let v = float_array(&pair[1], &format!("{field}.values")).map_err(|p| problems.push(p)).ok();
+    let t = float_array(&pair[0], &format!("{field}.t"))
+        .map_err(|p| problems.push(p))
+        .ok();
+    let v = float_array(&pair[1], &format!("{field}.values"))
+        .map_err(|p| problems.push(p))
+        .ok();
     let (Some((t, t_shape)), Some((v, v_shape))) = (t, v) else {
         return Err(problems);
     };
@@ -290,7 +304,11 @@ pub fn set_trajectory(table: &mut toml::Table, t: &[f64], pose: &[[f64; 3]]) {
 pub fn check_actuation(t: &[f64], f: &[[f64; 3]]) -> Vec<Problem> {
     let mut problems = Vec::new();
     if t.is_empty() {
-        problems.push(Problem::new("actuation.t", None, "needs at least one sample".into()));
+        problems.push(Problem::new(
+            "actuation.t",
+            None,
+            "needs at least one sample".into(),
+        ));
     }
     if let Some(k) = t.iter().position(|v| !v.is_finite()) {
         problems.push(Problem::new(

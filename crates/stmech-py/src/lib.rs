@@ -14,7 +14,9 @@ use pyo3::prelude::*;
 use results::{BeamResult, InverseResult, MultibodyResult, StaticResult, report_dict};
 use scenario::{Scenario, load_source, resolve, source_of};
 use stmech::error::InputError;
-use stmech::inverse::closed_loop::{ClosedLoopError, ForwardDiscretisation, closed_loop as run_closed_loop};
+use stmech::inverse::closed_loop::{
+    ClosedLoopError, ForwardDiscretisation, closed_loop as run_closed_loop,
+};
 use stmech::io::load::AnyScenario;
 
 /// The built-in demo scenario ([I] Example 3.2), as `stmech demo` runs it.
@@ -137,8 +139,7 @@ fn solve(source: input::Source, inner: std::sync::Arc<AnyScenario>) -> Result<So
             let secs = started.elapsed().as_secs_f64();
             let diagnostics = stmech::io::output::node_diagnostics(&s.system, &traj);
             let elements = stmech::solve::diagnostics::element_diagnostics(&s.system, &traj);
-            let summary =
-                stmech::io::output::summary_ok(s, &traj, &diagnostics, &elements, secs);
+            let summary = stmech::io::output::summary_ok(s, &traj, &diagnostics, &elements, secs);
             Ok(Solved::Multibody(Box::new(MultibodyResult {
                 source,
                 scenario: inner.clone(),
@@ -149,8 +150,7 @@ fn solve(source: input::Source, inner: std::sync::Arc<AnyScenario>) -> Result<So
             })))
         }
         AnyScenario::Beam(s) => {
-            let outcome =
-                stmech_app::beam::solve(s).map_err(|e| Failed::Solver(e.to_string()))?;
+            let outcome = stmech_app::beam::solve(s).map_err(|e| Failed::Solver(e.to_string()))?;
             let secs = started.elapsed().as_secs_f64();
             let summary = stmech_app::beam::summary(s, &outcome, secs);
             Ok(Solved::Beam(Box::new(BeamResult {
@@ -177,8 +177,7 @@ fn solve(source: input::Source, inner: std::sync::Arc<AnyScenario>) -> Result<So
                 }
             })?;
             let secs = started.elapsed().as_secs_f64();
-            let verification =
-                stmech_app::inverse::verify(s, &run.solution.actuation_samples());
+            let verification = stmech_app::inverse::verify(s, &run.solution.actuation_samples());
             let summary = stmech_app::inverse::summary(s, &run, secs, &verification);
             Ok(Solved::Inverse(Box::new(InverseResult {
                 source,
@@ -230,8 +229,12 @@ fn closed_loop<'py>(
         ));
     };
     let pair = pyo3::types::PyTuple::new(py, [t, actuation])?;
-    let (t, f) = time_series(pair.as_any(), "actuation", "f_x, f_y in N and m in N·m at s = 0")
-        .map_err(|p| scenario_error(&source.origin, p))?;
+    let (t, f) = time_series(
+        pair.as_any(),
+        "actuation",
+        "f_x, f_y in N and m in N·m at s = 0",
+    )
+    .map_err(|p| scenario_error(&source.origin, p))?;
     let problems = check_actuation(&t, &f);
     if !problems.is_empty() {
         return Err(scenario_error(&source.origin, problems));
@@ -246,7 +249,9 @@ fn closed_loop<'py>(
         disc.elements = n;
     }
     if !(1..=2).contains(&order) {
-        return Err(PyValueError::new_err(format!("order: must be 1 or 2, got {order}")));
+        return Err(PyValueError::new_err(format!(
+            "order: must be 1 or 2, got {order}"
+        )));
     }
     disc.order = order;
     if let Some(dt) = dt {
@@ -303,7 +308,9 @@ fn demo(py: Python<'_>) -> PyResult<Scenario> {
 #[pyfunction]
 fn set_threads(n: usize) -> PyResult<()> {
     if !(1..=1024).contains(&n) {
-        return Err(PyValueError::new_err(format!("n: must be between 1 and 1024, got {n}")));
+        return Err(PyValueError::new_err(format!(
+            "n: must be between 1 and 1024, got {n}"
+        )));
     }
     rayon_pool(n).map_err(pyo3::exceptions::PyRuntimeError::new_err)
 }

@@ -19,7 +19,11 @@ use stmech_app::beam::BeamOutcome;
 use stmech_app::inverse::Verification;
 
 /// A numpy array of `shape` from row-major `data` (one copy).
-pub fn array<'py>(py: Python<'py>, data: Vec<f64>, shape: &[usize]) -> PyResult<Bound<'py, PyArrayDyn<f64>>> {
+pub fn array<'py>(
+    py: Python<'py>,
+    data: Vec<f64>,
+    shape: &[usize],
+) -> PyResult<Bound<'py, PyArrayDyn<f64>>> {
     PyArray1::from_vec(py, data).reshape(shape.to_vec())
 }
 
@@ -224,7 +228,13 @@ impl MultibodyResult {
     /// `force` replaces a directory stmech wrote; `plots` defaults to `[output] plots`.
     /// Returns the directory.
     #[pyo3(signature = (dir, *, force = false, plots = None))]
-    fn save(&self, py: Python<'_>, dir: PathBuf, force: bool, plots: Option<bool>) -> PyResult<PathBuf> {
+    fn save(
+        &self,
+        py: Python<'_>,
+        dir: PathBuf,
+        force: bool,
+        plots: Option<bool>,
+    ) -> PyResult<PathBuf> {
         let sc = self.sc();
         let plots = plots_wanted(plots, sc.plots);
         save_with(py, &self.source, Vec::new(), dir, force, |staged| {
@@ -278,7 +288,9 @@ impl StaticResult {
     #[getter]
     fn positions<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArrayDyn<f64>>> {
         let nf = self.sol.q.len() / 12;
-        let data = (0..nf).flat_map(|f| self.sol.q[12 * f..12 * f + 3].to_vec()).collect();
+        let data = (0..nf)
+            .flat_map(|f| self.sol.q[12 * f..12 * f + 3].to_vec())
+            .collect();
         array(py, data, &[nf, 3])
     }
 
@@ -310,7 +322,9 @@ impl StaticResult {
     /// Largest |Φ| of the constraints at the solution.
     #[getter]
     fn constraint_violation(&self) -> f64 {
-        self.summary["constraint_violation"].as_f64().unwrap_or(f64::NAN)
+        self.summary["constraint_violation"]
+            .as_f64()
+            .unwrap_or(f64::NAN)
     }
 
     /// The run summary (the CLI's summary.json without output_wall_time_seconds).
@@ -322,7 +336,13 @@ impl StaticResult {
     /// Writes the files `stmech run` writes (nodes.csv, load_steps.csv, scene.pvd,
     /// load_path.png, summary.json) into a new directory `dir`. Returns the directory.
     #[pyo3(signature = (dir, *, force = false, plots = None))]
-    fn save(&self, py: Python<'_>, dir: PathBuf, force: bool, plots: Option<bool>) -> PyResult<PathBuf> {
+    fn save(
+        &self,
+        py: Python<'_>,
+        dir: PathBuf,
+        force: bool,
+        plots: Option<bool>,
+    ) -> PyResult<PathBuf> {
         let sc = self.sc();
         let plots = plots_wanted(plots, sc.plots);
         save_with(py, &self.source, Vec::new(), dir, force, |staged| {
@@ -363,7 +383,11 @@ impl BeamResult {
         }
     }
 
-    fn energy_column<'py>(&self, py: Python<'py>, c: usize) -> PyResult<Bound<'py, PyArrayDyn<f64>>> {
+    fn energy_column<'py>(
+        &self,
+        py: Python<'py>,
+        c: usize,
+    ) -> PyResult<Bound<'py, PyArrayDyn<f64>>> {
         let data: Vec<f64> = self.outcome.energy.iter().map(|r| r[c]).collect();
         let n = data.len();
         array(py, data, &[n])
@@ -389,7 +413,12 @@ impl BeamResult {
     /// Tip pose (x, y in m, θ in rad) at every step, shape (n, 3).
     #[getter]
     fn tip<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArrayDyn<f64>>> {
-        let data: Vec<f64> = self.outcome.tip.iter().flat_map(|r| r[1..4].to_vec()).collect();
+        let data: Vec<f64> = self
+            .outcome
+            .tip
+            .iter()
+            .flat_map(|r| r[1..4].to_vec())
+            .collect();
         array(py, data, &[self.outcome.tip.len(), 3])
     }
 
@@ -420,7 +449,12 @@ impl BeamResult {
     /// Linear momentum (kg m/s) per time step, shape (n, 2).
     #[getter]
     fn momentum<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArrayDyn<f64>>> {
-        let data: Vec<f64> = self.outcome.energy.iter().flat_map(|r| [r[5], r[6]]).collect();
+        let data: Vec<f64> = self
+            .outcome
+            .energy
+            .iter()
+            .flat_map(|r| [r[5], r[6]])
+            .collect();
         array(py, data, &[self.outcome.energy.len(), 2])
     }
 
@@ -478,7 +512,13 @@ impl BeamResult {
     /// Writes the files `stmech run` writes (tip.csv, energy.csv, beam.pvd + beam_NNNN.vtu,
     /// shapes.png, summary.json) into a new directory `dir`. Returns the directory.
     #[pyo3(signature = (dir, *, force = false, plots = None))]
-    fn save(&self, py: Python<'_>, dir: PathBuf, force: bool, plots: Option<bool>) -> PyResult<PathBuf> {
+    fn save(
+        &self,
+        py: Python<'_>,
+        dir: PathBuf,
+        force: bool,
+        plots: Option<bool>,
+    ) -> PyResult<PathBuf> {
         let sc = self.sc();
         let plots = plots_wanted(plots, sc.plots);
         save_with(py, &self.source, Vec::new(), dir, force, |staged| {
@@ -491,7 +531,11 @@ impl BeamResult {
         format!(
             "BeamResult({} {}, origin={:?})",
             self.outcome.tip.len(),
-            if self.outcome.is_static { "load steps" } else { "time steps" },
+            if self.outcome.is_static {
+                "load steps"
+            } else {
+                "time steps"
+            },
             self.source.origin
         )
     }
@@ -559,7 +603,13 @@ impl InverseResult {
     /// Time of every actuation sample (s), shape (nt,): the first column of actuation.csv.
     #[getter]
     fn actuation_t<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArrayDyn<f64>>> {
-        let data: Vec<f64> = self.run.solution.actuation_samples().iter().map(|s| s.0).collect();
+        let data: Vec<f64> = self
+            .run
+            .solution
+            .actuation_samples()
+            .iter()
+            .map(|s| s.0)
+            .collect();
         let n = data.len();
         array(py, data, &[n])
     }
@@ -623,15 +673,33 @@ impl InverseResult {
     /// beam_NNNN.vtu, actuation.png, snapshots.png, summary.json) into a new directory `dir`.
     /// Returns the directory.
     #[pyo3(signature = (dir, *, force = false, plots = None))]
-    fn save(&self, py: Python<'_>, dir: PathBuf, force: bool, plots: Option<bool>) -> PyResult<PathBuf> {
+    fn save(
+        &self,
+        py: Python<'_>,
+        dir: PathBuf,
+        force: bool,
+        plots: Option<bool>,
+    ) -> PyResult<PathBuf> {
         let sc = self.sc();
         let plots = plots_wanted(plots, sc.plots);
-        save_with(py, &self.source, sc.input_files.clone(), dir, force, |staged| {
-            stmech_app::inverse::write_results(sc, &self.run, self.solve_seconds, staged, plots, || {
-                self.verification.clone()
-            })
-            .map(|_| ())
-        })
+        save_with(
+            py,
+            &self.source,
+            sc.input_files.clone(),
+            dir,
+            force,
+            |staged| {
+                stmech_app::inverse::write_results(
+                    sc,
+                    &self.run,
+                    self.solve_seconds,
+                    staged,
+                    plots,
+                    || self.verification.clone(),
+                )
+                .map(|_| ())
+            },
+        )
     }
 
     fn __repr__(&self) -> String {
@@ -646,7 +714,10 @@ impl InverseResult {
 }
 
 /// A dict of a closed-loop report.
-pub fn report_dict<'py>(py: Python<'py>, r: &stmech::inverse::closed_loop::ClosedLoopReport) -> PyResult<Bound<'py, PyDict>> {
+pub fn report_dict<'py>(
+    py: Python<'py>,
+    r: &stmech::inverse::closed_loop::ClosedLoopReport,
+) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
     d.set_item("max_position_error_m", r.max_position_error_m)?;
     d.set_item("max_position_error_time_s", r.max_position_error_time_s)?;

@@ -107,7 +107,9 @@ pub fn source_of(
         let mut problems = Vec::new();
         let table = dict_to_table(dict, "", &mut problems);
         match table {
-            Some(t) if problems.is_empty() => Source::from_table(&t, "<dict>".to_owned(), ".".into())?,
+            Some(t) if problems.is_empty() => {
+                Source::from_table(&t, "<dict>".to_owned(), ".".into())?
+            }
             _ => return Err(scenario_error("<dict>", problems)),
         }
     } else if scenario.is_instance_of::<PyString>() || scenario.hasattr("__fspath__")? {

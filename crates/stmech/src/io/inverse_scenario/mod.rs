@@ -520,9 +520,8 @@ impl InverseScenario {
             if !matches!(
                 raw.trajectory,
                 RawTrajectory::Csv { .. } | RawTrajectory::Samples { .. }
-            )
-                && let Err(TrajectoryError::Data { message, .. }) =
-                    check_start_pose(tr.as_ref(), t0, tip0, length)
+            ) && let Err(TrajectoryError::Data { message, .. }) =
+                check_start_pose(tr.as_ref(), t0, tip0, length)
             {
                 let (field, hint) = match &raw.trajectory {
                     RawTrajectory::Arc {
