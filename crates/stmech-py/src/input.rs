@@ -236,12 +236,15 @@ pub fn float_array(obj: &Bound<'_, PyAny>, field: &str) -> Result<(Vec<f64>, Vec
     Ok((values, shape))
 }
 
+/// Times (s) and rows of three values.
+pub type TimeSeries = (Vec<f64>, Vec<[f64; 3]>);
+
 /// `(t, values)` from a pair of arrays: `t` of shape `(n,)`, `values` of shape `(n, 3)`.
 pub fn time_series(
     obj: &Bound<'_, PyAny>,
     field: &str,
     columns: &str,
-) -> Result<(Vec<f64>, Vec<[f64; 3]>), Vec<Problem>> {
+) -> Result<TimeSeries, Vec<Problem>> {
     let pair: Vec<Bound<'_, PyAny>> = match obj.extract::<(Bound<'_, PyAny>, Bound<'_, PyAny>)>() {
         Ok((a, b)) => vec![a, b],
         Err(_) => {

@@ -697,7 +697,7 @@ impl<'s, S: ConstrainedSystem + ?Sized> CondensedElement<'s, S> {
             }
         }
         if self.strain.is_some() {
-            self.strain_terms(values.as_deref_mut());
+            self.strain_terms(values);
         }
         // natural → frame-wise numbering
         for (&c, &v) in self.q_col.iter().zip(&self.rq) {
