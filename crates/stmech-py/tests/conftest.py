@@ -8,6 +8,9 @@ import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[3]
 
+# Tests name example files relative to the repository root, module-scoped fixtures included.
+os.chdir(ROOT)
+
 
 @pytest.fixture(scope="session")
 def root():
