@@ -13,6 +13,8 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use results::{BeamResult, InverseResult, MultibodyResult, StaticResult, report_dict};
 use scenario::{Scenario, load_source, resolve, source_of};
+use std::cell::RefCell;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use stmech::error::InputError;
 use stmech::inverse::closed_loop::{
     ClosedLoopError, ForwardDiscretisation, closed_loop as run_closed_loop,
@@ -103,7 +105,7 @@ fn run(
 ) -> PyResult<Py<PyAny>> {
     let (source, inner) = resolve(py, scenario, trajectory, actuation)?;
     let origin = source.origin.clone();
-    let solved = py.detach(move || solve(source, inner));
+    let solved = py.detach(move || with_threads(move || solve(source, inner)));
     match solved {
         Ok(Solved::Multibody(r)) => Ok(Bound::new(py, *r)?.into_any().unbind()),
         Ok(Solved::Static(r)) => Ok(Bound::new(py, *r)?.into_any().unbind()),
@@ -271,14 +273,16 @@ fn closed_loop<'py>(
     }
     let samples: Vec<(f64, [f64; 3])> = t.into_iter().zip(f).collect();
     let result = py.detach(|| {
-        run_closed_loop(
-            &s.beam,
-            s.trajectory.as_ref(),
-            s.mesh.t_start,
-            s.mesh.t_end,
-            &samples,
-            &disc,
-        )
+        with_threads(|| {
+            run_closed_loop(
+                &s.beam,
+                s.trajectory.as_ref(),
+                s.mesh.t_start,
+                s.mesh.t_end,
+                &samples,
+                &disc,
+            )
+        })
     });
     match result {
         Ok(r) => report_dict(py, &r),
@@ -302,24 +306,52 @@ fn demo(py: Python<'_>) -> PyResult<Scenario> {
     )
 }
 
-/// Sets the number of threads of the parallel element assembly (the CLI's --threads) for
-/// this process; results are the same to the bit for any number. Call it before the first
-/// solve; later calls raise RuntimeError.
-#[pyfunction]
-fn set_threads(n: usize) -> PyResult<()> {
-    if !(1..=1024).contains(&n) {
-        return Err(PyValueError::new_err(format!(
-            "n: must be between 1 and 1024, got {n}"
-        )));
-    }
-    rayon_pool(n).map_err(pyo3::exceptions::PyRuntimeError::new_err)
+/// Threads per solve set by `set_threads` (0: rayon's global pool, all cores).
+static THREADS_PER_SOLVE: AtomicUsize = AtomicUsize::new(0);
+
+thread_local! {
+    /// This OS thread's own pool for its solves (when `set_threads` is in force), so that
+    /// solves on different Python threads never wait for each other's workers.
+    static POOL: RefCell<Option<(usize, rayon::ThreadPool)>> = const { RefCell::new(None) };
 }
 
-fn rayon_pool(n: usize) -> Result<(), String> {
-    rayon::ThreadPoolBuilder::new()
-        .num_threads(n)
-        .build_global()
-        .map_err(|e| format!("set_threads must come before the first solve: {e}"))
+/// Runs `f` with the parallel assembly on this thread's pool of `set_threads(n)` threads, or
+/// on rayon's global pool if `set_threads` was not called.
+fn with_threads<T: Send>(f: impl FnOnce() -> T + Send) -> T {
+    let n = THREADS_PER_SOLVE.load(Ordering::Relaxed);
+    if n == 0 {
+        return f();
+    }
+    POOL.with(|cell| {
+        let mut slot = cell.borrow_mut();
+        if slot.as_ref().is_none_or(|(k, _)| *k != n) {
+            *slot = rayon::ThreadPoolBuilder::new()
+                .num_threads(n)
+                .build()
+                .ok()
+                .map(|p| (n, p));
+        }
+        match slot.as_ref() {
+            Some((_, pool)) => pool.install(f),
+            None => f(),
+        }
+    })
+}
+
+/// Sets the threads of the parallel element assembly of each solve (the CLI's --threads;
+/// results are the same to the bit for any number). Each Python thread then solves on a pool
+/// of its own with `n` threads, so a sweep over k Python threads uses k × n cores: for sweeps,
+/// `set_threads(1)` and one sweep thread per core. `set_threads(0)` returns to the default
+/// (one pool of all cores shared by every solve).
+#[pyfunction]
+fn set_threads(n: usize) -> PyResult<()> {
+    if n > 1024 {
+        return Err(PyValueError::new_err(format!(
+            "n: must be between 0 and 1024, got {n}"
+        )));
+    }
+    THREADS_PER_SOLVE.store(n, Ordering::Relaxed);
+    Ok(())
 }
 
 /// stmech: space-time Galerkin dynamics of rigid bodies and beams, and inverse dynamics of

@@ -102,7 +102,9 @@ def demo() -> Scenario:
     """The built-in demo: [I] Example 3.2, the inverse problem `stmech demo` solves."""
 
 def set_threads(n: int) -> None:
-    """Threads of the parallel element assembly (before the first solve; bit-identical results)."""
+    """Threads of the parallel element assembly per solve; each Python thread solves on its
+    own pool of n threads (0: one shared pool of all cores, the default). Bit-identical
+    results for any n."""
 
 class _Result:
     @property

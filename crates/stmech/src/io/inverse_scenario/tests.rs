@@ -184,11 +184,18 @@ fn samples_trajectory_is_the_csv_path() {
     let jump: Vec<[f64; 3]> = t
         .iter()
         .zip(&pose)
-        .map(|(&tk, p)| if tk > 3.0 { [p[0] + 0.01, p[1], p[2]] } else { *p })
+        .map(|(&tk, p)| {
+            if tk > 3.0 {
+                [p[0] + 0.01, p[1], p[2]]
+            } else {
+                *p
+            }
+        })
         .collect();
     let p = problems(&with_samples(&t, &jump));
     assert!(
-        p.iter().any(|m| m.starts_with("trajectory.pose") && m.contains("smooth")),
+        p.iter()
+            .any(|m| m.starts_with("trajectory.pose") && m.contains("smooth")),
         "{p:?}"
     );
     let p = problems(&with_samples(&t[..3], &pose[..3]));
