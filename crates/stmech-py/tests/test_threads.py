@@ -23,24 +23,23 @@ def scenario(duration):
 
 
 def test_python_runs_while_the_solver_runs():
-    ticks = 0
-    done = threading.Event()
-
-    def count():
-        nonlocal ticks
-        while not done.is_set():
-            ticks += 1
-            time.sleep(0.001)
-
-    counter = threading.Thread(target=count)
-    counter.start()
+    """A solve of about half a second on a worker thread; the main thread counts meanwhile.
+    With the GIL held for the solve the count would stay near zero (one switch interval)."""
+    d = scenario(2.0)
+    d["mesh"]["resolution"] = 160
+    finished = threading.Event()
+    solver = threading.Thread(target=lambda: (stmech.run(d), finished.set()))
     started = time.perf_counter()
-    stmech.run(scenario(2.0))
+    solver.start()
+    ticks = 0
+    while not finished.is_set():
+        ticks += 1
     elapsed = time.perf_counter() - started
-    done.set()
-    counter.join()
-    # with the GIL held the counter would not advance during the solve
-    assert ticks > 0.2 * elapsed / 0.001 or elapsed < 0.05
+    solver.join()
+    assert elapsed > 0.1
+    # a pure-Python loop runs millions of iterations per second with the GIL free; held by
+    # the solver, it would run one switch interval (5 ms) of them at most
+    assert ticks > 200_000 * elapsed, (ticks, elapsed)
 
 
 def test_threads_give_the_sequential_results():
