@@ -1,6 +1,7 @@
 //! One Petrov–Galerkin time element, cG(p), with the velocities eliminated: the Newton unknowns
-//! are the configurations `q_1 … q_p` of the element's new time nodes and the multipliers
-//! `λ_0 … λ_{p−1}`, 18 instead of 30 values per 12-coordinate frame and time node.
+//! are the configurations `q_1 … q_p` of the element's new time nodes, as increments
+//! `Δq_B = q_B − q_0` (see below), and the multipliers `λ_0 … λ_{p−1}`, 18 instead of 30 values
+//! per 12-coordinate frame and time node.
 //!
 //! The velocity rows of [`super::petrov_galerkin`] are linear with constant coefficients:
 //!
@@ -17,6 +18,17 @@
 //! rows exactly (`n ≥ p` Gauss points, the default; [`CondensedElement::applies`]). Every other
 //! term (`Gᵀλ − f`, `G q̇ + ∂Φ/∂t`, the enhanced strains of [`super::strain_time`]) is the full
 //! form's, evaluated with the same quadrature.
+//!
+//! In floating point the form matters. The rows of `α` and `E` sum to zero (`Σ_A N_A′ = 0`), but
+//! their computed values only to round-off (~1e-15 for p ≥ 2), and the unknowns `q_B`
+//! themselves are only resolved to `ε |q|`. Written with the absolute positions, the velocities
+//! carry errors `~ε |q| / h` and the inertia rows a spurious force `~ε 𝕄 q / h²`, systematic
+//! for the coefficient sums: the solution drifts away from the full form's (whose velocities
+//! are unknowns) by far more than the Newton tolerance, and its residual cannot be lowered
+//! below `~ε |𝕄 E q| / h`. Hence everything is written with the increments,
+//! `v_B = (1/h) Σ_{A≥1} α_BA Δq_A + β_B v_0`, `𝕄 ((1/h) Σ_B E_kB Δq_B + F_k v_0)`,
+//! `q_h = q_0 + Σ_{B≥1} N_B Δq_B`, `q̇_h = (1/h) Σ_{B≥1} N_B′ Δq_B`, accurate to `ε |Δq|`,
+//! and the increments are the unknowns (the strain elements get the positions `q_0 + Δq_B`).
 //!
 //! Unknowns are numbered frame by frame (the 12 coordinates of a frame at every new node and the
 //! multipliers of the constraints whose last frame it is, together), with the frames in reverse
@@ -65,13 +77,13 @@ pub struct CondensedElement<'s, S: ConstrainedSystem + ?Sized> {
     trial: LagrangeBasis,
     test: LagrangeBasis,
     quad: GaussLegendre,
-    /// `v_B = (1/h) Σ_A alpha[(B−1)(p+1) + A] q_A + beta[B−1] v_0`.
+    /// `v_B = (1/h) Σ_{A≥1} alpha[(B−1)(p+1) + A] Δq_A + beta[B−1] v_0` (`A = 0` unused).
     alpha: Vec<f64>,
     beta: Vec<f64>,
-    /// `𝕄 v̇` rows: `e_coef[k (p+1) + B]`, `f_coef[k]`.
+    /// `𝕄 v̇` rows: `e_coef[k (p+1) + B]` (`B = 0` unused), `f_coef[k]`.
     e_coef: Vec<f64>,
     f_coef: Vec<f64>,
-    /// Unknown of coordinate `i` of node `a + 1`: `q_col[a nq + i]`.
+    /// Unknown of coordinate `i` of node `a + 1` (its increment `Δq`): `q_col[a nq + i]`.
     q_col: Vec<u32>,
     /// Unknown of multiplier row `e` of `λ_m`: `l_col[m nl + e]`.
     l_col: Vec<u32>,
@@ -99,7 +111,10 @@ pub struct CondensedElement<'s, S: ConstrainedSystem + ?Sized> {
     use_point_k: bool,
     ev: PointEval,
     // scratch
+    /// `q_A`, `A = 0..=p`, node by node.
     qn: Vec<f64>,
+    /// `Δq_B = q_B − q_0`, `B = 1..=p`, node by node.
+    dq: Vec<f64>,
     lam: Vec<f64>,
     rq: Vec<f64>,
     rl: Vec<f64>,
@@ -440,6 +455,7 @@ impl<'s, S: ConstrainedSystem + ?Sized> CondensedElement<'s, S> {
             use_point_k: has_strain,
             ev: sys.new_point_eval(),
             qn: vec![0.0; np * nq],
+            dq: vec![0.0; p * nq],
             lam: vec![0.0; p * nl],
             rq: vec![0.0; p * nq],
             rl: vec![0.0; p * nl],
@@ -484,20 +500,26 @@ impl<'s, S: ConstrainedSystem + ?Sized> CondensedElement<'s, S> {
         self.h
     }
 
-    /// Sets `q` of node `a = 1..=p` in the unknowns.
-    pub fn set_node(&self, x: &mut [f64], a: usize, q: &[f64]) {
-        for (&c, &v) in self.q_col[(a - 1) * self.nq..a * self.nq].iter().zip(q) {
-            x[c as usize] = v;
+    /// Sets `q` of node `a = 1..=p` in the unknowns (which hold `q − q0`) of the element
+    /// starting at `q0`.
+    pub fn set_node(&self, x: &mut [f64], a: usize, q0: &[f64], q: &[f64]) {
+        for ((&c, &v), &v0) in self.q_col[(a - 1) * self.nq..a * self.nq]
+            .iter()
+            .zip(q)
+            .zip(q0)
+        {
+            x[c as usize] = v - v0;
         }
     }
 
-    /// `q` of node `a = 1..=p` from the unknowns.
-    pub fn node_into(&self, x: &[f64], a: usize, q: &mut [f64]) {
-        for (o, &c) in q
+    /// `q` of node `a = 1..=p` from the unknowns of the element starting at `q0`.
+    pub fn node_into(&self, x: &[f64], a: usize, q0: &[f64], q: &mut [f64]) {
+        for ((o, &c), &v0) in q
             .iter_mut()
             .zip(&self.q_col[(a - 1) * self.nq..a * self.nq])
+            .zip(q0)
         {
-            *o = x[c as usize];
+            *o = v0 + x[c as usize];
         }
     }
 
@@ -529,15 +551,15 @@ impl<'s, S: ConstrainedSystem + ?Sized> CondensedElement<'s, S> {
     }
 
     /// Velocity `v_a` of node `a = 1..=p` (exact solution of the velocity rows) from the
-    /// element's start `(q0, v0)` and the unknowns.
-    pub fn velocity_into(&self, q0: &[f64], v0: &[f64], x: &[f64], a: usize, v: &mut [f64]) {
+    /// element's start velocity `v0` and the unknowns.
+    pub fn velocity_into(&self, v0: &[f64], x: &[f64], a: usize, v: &mut [f64]) {
         let np = self.p + 1;
-        let al = &self.alpha[(a - 1) * np..a * np];
+        let al = &self.alpha[(a - 1) * np + 1..a * np];
         let inv_h = 1.0 / self.h;
         let b = self.beta[a - 1];
         for (i, o) in v.iter_mut().enumerate() {
-            let mut s = al[0] * q0[i];
-            for (cb, bn) in al[1..].iter().enumerate() {
+            let mut s = 0.0;
+            for (cb, bn) in al.iter().enumerate() {
                 s += bn * x[self.q_col[cb * self.nq + i] as usize];
             }
             *o = inv_h * s + b * v0[i];
@@ -567,23 +589,25 @@ impl<'s, S: ConstrainedSystem + ?Sized> CondensedElement<'s, S> {
         if let Some(v) = values.as_deref_mut() {
             v.copy_from_slice(&self.base_values);
         }
-        // nodal values in natural order
+        // nodal increments Δq_B = q_B − q_0 (the unknowns) and values, in natural order
         self.qn[..nq].copy_from_slice(q0);
-        for (o, &c) in self.qn[nq..].iter_mut().zip(&self.q_col) {
-            *o = x[c as usize];
+        for (k, &c) in self.q_col.iter().enumerate() {
+            let d = x[c as usize];
+            self.dq[k] = d;
+            self.qn[nq + k] = q0[k % nq] + d;
         }
         for (o, &c) in self.lam.iter_mut().zip(&self.l_col) {
             *o = x[c as usize];
         }
         self.rl.fill(0.0);
-        // 𝕄 v̇ rows: R_q^k = 𝕄 ((1/h) Σ_B E_kB q_B + F_k v_0) + …
+        // 𝕄 v̇ rows: R_q^k = 𝕄 ((1/h) Σ_B E_kB Δq_B + F_k v_0) + …
         self.rq.fill(0.0);
         for k in 0..p {
             let w = &mut self.rgen;
             for i in 0..nq {
                 let mut s = 0.0;
-                for b in 0..np {
-                    s += self.e_coef[k * np + b] * self.qn[b * nq + i];
+                for b in 1..np {
+                    s += self.e_coef[k * np + b] * self.dq[(b - 1) * nq + i];
                 }
                 w[i] = s / h + self.f_coef[k] * v0[i];
             }
@@ -611,15 +635,16 @@ impl<'s, S: ConstrainedSystem + ?Sized> CondensedElement<'s, S> {
                 let t = t0 + tau * h;
                 self.trial.eval_into(tau, &mut self.n_buf, &mut self.dn_buf);
                 self.test.eval_into(tau, &mut self.psi, &mut self.dpsi);
-                // fields = [q_h, q̇_h, λ_h]
+                // fields = [q_h, q̇_h, λ_h], q_h = q_0 + Σ_B N_B Δq_B
                 self.fields.fill(0.0);
-                for a in 0..np {
-                    let (na, da) = (self.n_buf[a], self.dn_buf[a] / h);
-                    let qa = &self.qn[a * nq..(a + 1) * nq];
+                self.fields[..nq].copy_from_slice(q0);
+                for b in 1..np {
+                    let (nb, db) = (self.n_buf[b], self.dn_buf[b] / h);
+                    let dqb = &self.dq[(b - 1) * nq..b * nq];
                     let (fq, rest) = self.fields.split_at_mut(nq);
-                    for ((x, y), &v) in fq.iter_mut().zip(rest[..nq].iter_mut()).zip(qa) {
-                        *x += na * v;
-                        *y += da * v;
+                    for ((x, y), &v) in fq.iter_mut().zip(rest[..nq].iter_mut()).zip(dqb) {
+                        *x += nb * v;
+                        *y += db * v;
                     }
                 }
                 for m in 0..p {
@@ -697,7 +722,7 @@ impl<'s, S: ConstrainedSystem + ?Sized> CondensedElement<'s, S> {
             }
         }
         if self.strain.is_some() {
-            self.strain_terms(values.as_deref_mut());
+            self.strain_terms(values);
         }
         // natural → frame-wise numbering
         for (&c, &v) in self.q_col.iter().zip(&self.rq) {
@@ -858,15 +883,15 @@ mod tests {
                         .enumerate()
                         .map(|(i, v)| v + 0.01 * (a + i % 7) as f64)
                         .collect();
-                    el.set_node(&mut x, a, &q);
+                    el.set_node(&mut x, a, &q0, &q);
                 }
                 // full-form unknowns with the condensed velocities
                 let mut xf = vec![0.0; full.n_unknowns()];
                 full.set_multipliers(&mut xf, &lam);
                 let (mut q, mut v) = (vec![0.0; nq], vec![0.0; nq]);
                 for a in 1..=order {
-                    el.node_into(&x, a, &mut q);
-                    el.velocity_into(&q0, &v0, &x, a, &mut v);
+                    el.node_into(&x, a, &q0, &mut q);
+                    el.velocity_into(&v0, &x, a, &mut v);
                     full.set_node(&mut xf, a, &q, &v);
                 }
                 let mut rf = vec![0.0; xf.len()];
