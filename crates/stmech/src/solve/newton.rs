@@ -292,13 +292,13 @@ impl NewtonSolver {
             if norm < params.tolerance {
                 return Ok(rep);
             }
-            // (NaN counts as not reduced)
-            let reduced = norm.partial_cmp(&prev_norm) == Some(Ordering::Less);
+            // (a NaN norm neither decreased nor contracted)
+            let decreased = norm.partial_cmp(&prev_norm) == Some(Ordering::Less);
             let contracted = matches!(
                 norm.partial_cmp(&(contraction * prev_norm)),
                 Some(Ordering::Less | Ordering::Equal)
             );
-            if rep.iterations > 0 && !reduced && !fresh {
+            if rep.iterations > 0 && !decreased && !fresh {
                 // an old factorisation made things worse: undo the step, continue as Newton
                 x.copy_from_slice(&self.x_prev);
                 norm = prev_norm;
