@@ -602,6 +602,13 @@ pub const CHORD_CONTRACTION: f64 = 0.25;
 /// whose last step lands far below the tolerance.
 pub const CHORD_MIN_UNKNOWNS: usize = 200;
 
+/// Largest block (unknowns of its full Petrov–Galerkin form) that is solved again as a whole
+/// when its element-wise solution misses the block tolerance (about 100 MB for rigid bodies);
+/// a larger one fails with the Newton error instead (remedy: fewer elements per block or a
+/// looser tolerance). Bounds what the resource estimate, which models the element-wise path,
+/// leaves out.
+pub const FULL_FORM_MAX_UNKNOWNS: usize = 120_000;
+
 struct ElementProblem2<'a, 's, S: ConstrainedSystem + ?Sized> {
     el: &'a mut CondensedElement<'s, S>,
     t0: f64,
@@ -793,7 +800,20 @@ fn run_condensed<S: ConstrainedSystem + ?Sized>(
         } else if n_el == 1 {
             return Err(failure.expect("a one-element block fails only by its element"));
         } else {
-            // solve the block again in the full form, as a whole
+            // solve the block again in the full form, as a whole (bounded: the resource
+            // estimate models the element-wise path only)
+            let full_unknowns = n_el.saturating_mul(p).saturating_mul(2 * nq + nl);
+            if full_unknowns > FULL_FORM_MAX_UNKNOWNS {
+                return Err(failure.unwrap_or_else(|| SolveError::NewtonDiverged {
+                    block: b,
+                    t_start: t0,
+                    t_end: t1,
+                    iterations: report.iterations,
+                    residual: block_norm,
+                    tolerance: newton.tolerance,
+                    history: vec![block_norm],
+                }));
+            }
             traj.times.truncate(mark);
             traj.q.truncate(mark * nq);
             traj.v.truncate(mark * nq);
