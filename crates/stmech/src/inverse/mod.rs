@@ -22,6 +22,7 @@
 //! applies *to the beam* at `s = 0` (global frame), `F = −f` with `f = B ∂s x(0, t)` of
 //! `[I]` Eq. 3.
 
+pub mod body;
 pub mod characteristics;
 pub mod characteristics_solver;
 pub mod closed_loop;

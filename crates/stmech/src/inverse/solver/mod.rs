@@ -51,6 +51,7 @@ use super::mesh_ratio::{self, MeshRatioError};
 use super::trajectory::TipTrajectory;
 use crate::beam::section::{ConstitutiveLaw, SectionProperties};
 use crate::error::{InputError, SolveError};
+use crate::inverse::body::InverseBody;
 use crate::inverse::sideways::Sideways;
 use assembly::{Assembly, Mode};
 use linear::{CscStage, inverse_stage};
@@ -322,7 +323,7 @@ impl NewtonStart {
     }
 }
 
-fn validate_mesh(mesh: &SpaceTimeMesh) -> Result<(), InverseError> {
+pub(crate) fn validate_mesh(mesh: &SpaceTimeMesh) -> Result<(), InverseError> {
     let bad = |field: &str, message: String| {
         Err(InverseError::Input(InputError::Invalid {
             field: field.into(),
@@ -425,13 +426,15 @@ pub fn solve_inverse_unchecked(
     solve_inverse_started(beam, mesh, trajectory, settings, None)
 }
 
-fn solve_inverse_started(
-    beam: &BeamModel,
+/// The space-time FEM for any [`InverseBody`] (the beam's and the string's solvers call it
+/// after their own checks), Newton started from the rest state or from `start`.
+pub(crate) fn solve_inverse_started<B: InverseBody>(
+    beam: &B,
     mesh: &SpaceTimeMesh,
     trajectory: &dyn TipTrajectory,
     settings: &NewtonSettings,
-    start: Option<SpaceTimeSolution>,
-) -> Result<SpaceTimeSolution, InverseError> {
+    start: Option<SpaceTimeSolution<B>>,
+) -> Result<SpaceTimeSolution<B>, InverseError> {
     validate_mesh(mesh)?;
     let asm = Assembly::new(*beam, *mesh, Mode::Inverse(trajectory))?;
     let given = start.is_some();
