@@ -35,6 +35,7 @@ pub fn solve_static(
     let mut lu = BandedLu::new(3 * ns, 5, 5);
     let mut res = vec![0.0; 3 * ns];
     let weight = model.g() * (model.payload_mass + model.rho_a * model.length);
+    let scale = model.length + top.iter().fold(0.0f64, |m, x| m.max(x.abs()));
     for it in 0..50 {
         res.fill(0.0);
         lu.clear();
@@ -81,10 +82,16 @@ pub fn solve_static(
         }
         lu.factorize()?;
         lu.solve_in_place(&mut res);
+        let step = res.iter().fold(0.0f64, |m, x| m.max(x.abs()));
         for i in 1..=ns {
             for c in 0..3 {
                 r[i][c] -= res[3 * (i - 1) + c];
             }
+        }
+        // the residual's round-off floor is ~EA ε |r|/h: stop once the update is at the
+        // round-off of the positions
+        if step <= 1e-14 * scale {
+            return Ok((r, it + 1));
         }
     }
     Err(SolveError::Factorization(
