@@ -94,6 +94,7 @@ fn hanging_chain_frequencies_converge_to_bessel_zeros() {
         );
         errs.push(e);
     }
+    #[allow(clippy::needless_range_loop)]
     for k in 0..3 {
         let p1 = (errs[0][k] / errs[1][k]).log2();
         let p2 = (errs[1][k] / errs[2][k]).log2();
@@ -168,6 +169,7 @@ fn rope_with_payload_frequencies_match_shooting_and_pendulum() {
         );
         errs.push(e);
     }
+    #[allow(clippy::needless_range_loop)]
     for k in 0..3 {
         let p = (errs[1][k] / errs[2][k]).log2();
         assert!(p > 1.9, "mode {k}: order {p}");

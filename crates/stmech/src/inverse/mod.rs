@@ -26,6 +26,7 @@ pub mod body;
 pub mod characteristics;
 pub mod characteristics_solver;
 pub mod closed_loop;
+pub mod crane;
 pub mod element;
 pub mod mesh_ratio;
 pub mod methods;

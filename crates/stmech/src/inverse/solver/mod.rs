@@ -310,6 +310,9 @@ pub enum NewtonStart {
     /// A solution given to [`solve_inverse_from`].
     #[serde(rename = "given solution")]
     Given,
+    /// The rigid-rope solution of the crane ([`crate::inverse::crane`]).
+    #[serde(rename = "rigid rope")]
+    Rigid,
 }
 
 impl NewtonStart {
@@ -319,6 +322,7 @@ impl NewtonStart {
             Self::Rest => "rest",
             Self::Characteristics => "characteristics",
             Self::Given => "given solution",
+            Self::Rigid => "rigid rope",
         }
     }
 }
