@@ -109,7 +109,7 @@ fn closed_loop_tracking_converges() {
         let t0 = std::time::Instant::now();
         let sol = crane::solve_crane(&rope(), &mesh, &p, &NewtonSettings::default()).unwrap();
         let el = t0.elapsed().as_secs_f64();
-        let cl = crane::closed_loop(&sol, &p, 2).unwrap();
+        let (cl, _) = crane::closed_loop(&sol, &p, 2).unwrap();
         println!(
             "ns = {ns}, nt = {} (μ = {:.3}): Newton {} iterations, {el:.3} s; forward replay on \
              {} elements, Δt = {:.4} s: max payload deviation {:.3e} m at t = {:.3} s (travel {:.2} m), min stretch {:.6}",

@@ -498,12 +498,13 @@ pub struct CraneTracking {
 /// Replays the suspension motion of `sol` ([`CraneSolution::suspension_at`]) in the forward
 /// string model ([`StringStepper`], tension-only law, midpoint discrete gradient) on
 /// `refine × n_s` elements with the step `ht / refine`, and measures the payload's deviation
-/// from the path at every step.
+/// from the path at every step. Also returns the replayed payload at the inverse mesh's time
+/// nodes.
 pub fn closed_loop(
     sol: &CraneSolution,
     path: &dyn TipTrajectory,
     refine: usize,
-) -> Result<CraneTracking, CraneError> {
+) -> Result<(CraneTracking, Vec<[f64; 3]>), CraneError> {
     let mesh = sol.solution.mesh;
     let model = sol.solution.beam;
     let refine = refine.max(1);
@@ -513,6 +514,8 @@ pub fn closed_loop(
     let susp = |t: f64| sol.suspension_at(t);
     let mut st = StringStepper::hanging(model, ns, mesh.t_start, &susp);
     let y0 = path.pose(mesh.t_start);
+    let mut samples = Vec::with_capacity(mesh.elements_t + 1);
+    samples.push(st.payload());
     let mut out = CraneTracking {
         max_deviation: 0.0,
         at: mesh.t_start,
@@ -525,6 +528,9 @@ pub fn closed_loop(
         let t = mesh.t_start + k as f64 * dt;
         st.t = t;
         let (p, y) = (st.payload(), path.pose(t));
+        if k % refine == 0 {
+            samples.push(p);
+        }
         let d = [0, 1, 2].map(|c| p[c] - y[c]);
         let dev = dot(d, d).sqrt();
         if dev > out.max_deviation {
@@ -534,5 +540,5 @@ pub fn closed_loop(
         let tr = [0, 1, 2].map(|c| y[c] - y0[c]);
         out.travel = out.travel.max(dot(tr, tr).sqrt());
     }
-    Ok(out)
+    Ok((out, samples))
 }

@@ -1,0 +1,400 @@
+//! `run`/`demo crane`/`check` for crane scenarios (`problem = "crane"`, issue 17): solve the
+//! rope's inverse dynamics, replay the suspension motion in the forward string model, then
+//! write `suspension.csv`, `payload.csv`, `suspension.png`, `payload.png` and `summary.json`.
+
+use crate::Failure;
+use crate::plots::{Series, xy_chart};
+use crate::run::output_failure;
+use anyhow::Context;
+use serde_json::json;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+use stmech::inverse::crane::{self, CraneError, CraneSolution, CraneTracking};
+use stmech::io::inverse_scenario::crane::CraneScenario;
+use stmech::io::output::{OutputDir, write_json};
+
+/// Built-in crane demo.
+pub const DEMO_SCENARIO: &str = include_str!("../../../examples/crane/01_swing_free_transfer.toml");
+/// Where the demo comes from.
+pub const DEMO_ORIGIN: &str = "examples/crane/01_swing_free_transfer.toml (built in)";
+
+/// One line for `stmech check`.
+pub fn describe(s: &CraneScenario) -> String {
+    format!(
+        "ok: {}: crane (space-time FEM), rope L = {} m, ρA = {} kg/m, EA = {} N, payload {} kg, \
+         t = [{}, {}] s, mesh {} × {} (hs = {:.4} m, ht = {:.4} s{})",
+        s.origin,
+        s.rope.length,
+        s.rope.rho_a,
+        s.rope.ea,
+        s.rope.payload_mass,
+        s.mesh.t_start,
+        s.mesh.t_end,
+        s.mesh.elements_s,
+        s.mesh.elements_t,
+        s.rope.length / s.mesh.elements_s as f64,
+        s.mesh.ht(),
+        if s.mesh_auto {
+            ", time step chosen from the slowest transverse wave"
+        } else {
+            ""
+        }
+    )
+}
+
+/// Runs the built-in crane demo.
+pub fn run_demo(
+    out: PathBuf,
+    force: bool,
+    limit: stmech::resources::MemoryLimit,
+) -> Result<(), Failure> {
+    let s = CraneScenario::from_toml_str(DEMO_SCENARIO, DEMO_ORIGIN)
+        .map_err(crate::scenario_failure)?;
+    crate::limits::gate(DEMO_ORIGIN, &stmech::resources::estimate_crane(&s), limit)?;
+    let plots = s.plots;
+    run(&s, out, force, plots)
+}
+
+fn failed_summary(s: &CraneScenario, e: &CraneError, secs: f64) -> serde_json::Value {
+    let history = match e {
+        CraneError::Solve(stmech::inverse::InverseError::NewtonFailed { history, .. }) => {
+            json!(history)
+        }
+        _ => serde_json::Value::Null,
+    };
+    json!({
+        "stmech_version": env!("CARGO_PKG_VERSION"),
+        "status": "failed",
+        "problem": "crane",
+        "error": e.to_string(),
+        "newton_residuals": history,
+        "scenario": { "origin": s.origin, "input": s.echo },
+        "wall_time_seconds": secs,
+    })
+}
+
+/// Solves and writes all outputs.
+pub fn run(s: &CraneScenario, out: PathBuf, force: bool, plots: bool) -> Result<(), Failure> {
+    let started = Instant::now();
+    let dir = OutputDir::prepare(&out, force).map_err(output_failure)?;
+    errln!("stmech: {}", describe(s).trim_start_matches("ok: "));
+    let t = Instant::now();
+    let path = s.trajectory.as_ref();
+    let result = crane::solve_crane(&s.rope, &s.mesh, path, &s.newton);
+    let secs = t.elapsed().as_secs_f64();
+    let sol = match result {
+        Ok(sol) => sol,
+        Err(e) => {
+            let code = match e {
+                CraneError::Solve(stmech::inverse::InverseError::Input(_))
+                | CraneError::Solve(stmech::inverse::InverseError::MeshRatio(_))
+                | CraneError::Solve(stmech::inverse::InverseError::Trajectory(_))
+                | CraneError::Input(_)
+                | CraneError::Slack { .. }
+                | CraneError::TimeDomain { .. }
+                | CraneError::NotAtRest { .. }
+                | CraneError::MeshRatio(_) => Failure::INPUT,
+                _ => Failure::SOLVER,
+            };
+            let summary = failed_summary(s, &e, secs);
+            let err = match dir.fail(&summary) {
+                Ok(p) => {
+                    anyhow::anyhow!("{e}\nNewton history: {}", p.join("summary.json").display())
+                }
+                Err(w) => anyhow::anyhow!("{e}\n(saving the failure summary failed too: {w})"),
+            };
+            return Err(Failure::new(code, err));
+        }
+    };
+    let output_start = Instant::now();
+    let tol = s.position_tolerance();
+    let replay = if s.verify.closed_loop {
+        let t = Instant::now();
+        Some(
+            crane::closed_loop(&sol, path, s.verify.refine).map(|r| (r, t.elapsed().as_secs_f64())),
+        )
+    } else {
+        None
+    };
+    let replayed = match &replay {
+        Some(Ok(((_, samples), _))) => Some(samples.as_slice()),
+        _ => None,
+    };
+    write_csvs(dir.path(), s, &sol, replayed).map_err(|e| Failure::new(Failure::IO, e))?;
+    let mut files = vec!["suspension.csv", "payload.csv"];
+    if plots {
+        write_plots(dir.path(), s, &sol, replayed).map_err(|e| Failure::new(Failure::IO, e))?;
+        files.extend(["suspension.png", "payload.png"]);
+    }
+    let mut summary = summary_ok(s, &sol, secs);
+    let mut failed = None;
+    match &replay {
+        None => {
+            summary["payload_tracking"] =
+                json!({ "status": "not verified (verify.closed_loop = false)" })
+        }
+        Some(Ok(((r, _), seconds))) => {
+            summary["payload_tracking"] = tracking_json(r, tol, *seconds);
+            if r.max_deviation > tol {
+                failed = Some(format!(
+                    "the result does not reach its goal: driven by the computed suspension \
+                     motion, the forward rope ({} elements, Δt = {:.3e} s) moves the payload up \
+                     to {:.3e} m from the path (at t = {:.3} s; tolerance {tol:.3e} m). Remedy: \
+                     refine the mesh (mesh.resolution), slow the manoeuvre down, or raise \
+                     verify.position_tolerance",
+                    r.elements_s, r.dt, r.max_deviation, r.at
+                ));
+            }
+        }
+        Some(Err(e)) => {
+            summary["payload_tracking"] = json!({ "status": "failed", "error": e.to_string() });
+            failed = Some(format!(
+                "the forward replay of the suspension motion failed: {e}"
+            ));
+        }
+    }
+    summary["output_wall_time_seconds"] = output_start.elapsed().as_secs_f64().into();
+    if let Some(msg) = &failed {
+        summary["status"] = json!(crate::inverse_run::GOAL_NOT_REACHED);
+        summary["error"] = json!(msg);
+    }
+    write_json(&dir.file("summary.json"), &summary).map_err(output_failure)?;
+    files.push("summary.json");
+    let out = dir.commit().map_err(output_failure)?;
+    outln!(
+        "Newton (started from {}): {} iterations, residuals {}",
+        sol.solution.newton.start.name(),
+        sol.solution.newton.iterations,
+        sol.solution
+            .newton
+            .residuals
+            .iter()
+            .map(|r| format!("{r:.1e}"))
+            .collect::<Vec<_>>()
+            .join(" → ")
+    );
+    let (dx, _) = rigid_difference(s, &sol);
+    outln!(
+        "suspension point: peak speed {:.4} m/s, peak force {:.4} N; largest distance from \
+         the rigid-rope flat output y + L(ÿ − g)/|ÿ − g|: {dx:.4e} m",
+        summary["suspension"]["peak_speed"]
+            .as_f64()
+            .unwrap_or(f64::NAN),
+        summary["suspension"]["peak_force"]
+            .as_f64()
+            .unwrap_or(f64::NAN),
+    );
+    match &replay {
+        Some(Ok(((r, _), _))) => outln!(
+            "payload tracking (closed loop: the suspension motion drives the forward rope, {} \
+             elements, Δt = {:.3e} s): max deviation {:.3e} m at t = {:.3} s (tolerance {tol:.3e} m)",
+            r.elements_s,
+            r.dt,
+            r.max_deviation,
+            r.at
+        ),
+        Some(Err(e)) => outln!("payload tracking: forward replay failed: {e}"),
+        None => outln!("payload tracking: not verified (verify.closed_loop = false)"),
+    }
+    outln!(
+        "wall time: {secs:.3} s solve, {:.3} s total",
+        started.elapsed().as_secs_f64()
+    );
+    outln!("output: {} ({})", out.display(), files.join(", "));
+    match failed {
+        None => Ok(()),
+        Some(msg) => Err(Failure::new(
+            Failure::GOAL_NOT_REACHED,
+            anyhow::anyhow!(
+                "{msg}\nThe results are written to {} for inspection; summary.json says \
+                 status = \"{}\".",
+                out.display(),
+                crate::inverse_run::GOAL_NOT_REACHED
+            ),
+        )),
+    }
+}
+
+fn norm(a: [f64; 3]) -> f64 {
+    (a[0] * a[0] + a[1] * a[1] + a[2] * a[2]).sqrt()
+}
+
+/// Largest distance of the suspension point from the rigid-rope flat output, and when.
+fn rigid_difference(s: &CraneScenario, sol: &CraneSolution) -> (f64, f64) {
+    let rope = sol.solution.beam;
+    (0..sol.solution.t.len()).fold((0.0, 0.0), |(m, at), j| {
+        let t = sol.solution.t[j];
+        let (x, r) = (
+            sol.suspension(j),
+            crane::rigid_suspension(&rope, s.trajectory.as_ref(), t),
+        );
+        let d = norm([x[0] - r[0], x[1] - r[1], x[2] - r[2]]);
+        if d > m { (d, t) } else { (m, at) }
+    })
+}
+
+fn tracking_json(r: &CraneTracking, tol: f64, seconds: f64) -> serde_json::Value {
+    json!({
+        "status": if r.max_deviation <= tol { "ok" } else { "above tolerance" },
+        "max_deviation_m": r.max_deviation,
+        "at_time_s": r.at,
+        "tolerance_m": tol,
+        "payload_travel_m": r.travel,
+        "forward_elements": r.elements_s,
+        "forward_dt_s": r.dt,
+        "forward_model": "linear elements, tension-only law, midpoint discrete gradient",
+        "seconds": seconds,
+    })
+}
+
+fn summary_ok(s: &CraneScenario, sol: &CraneSolution, secs: f64) -> serde_json::Value {
+    let st = &sol.solution;
+    let n = st.t.len();
+    let peak = |f: &dyn Fn(usize) -> f64| (0..n).map(f).fold(0.0f64, f64::max);
+    let (dx, dx_at) = rigid_difference(s, sol);
+    let rope = st.beam;
+    json!({
+        "stmech_version": env!("CARGO_PKG_VERSION"),
+        "status": "ok",
+        "problem": "crane",
+        "method": "space-time",
+        "rope": rope,
+        "mesh": st.mesh,
+        "mesh_ratio": {
+            "courant": sol.courant,
+            "slowest_transverse_speed_m_per_s": crane::slowest_speed(&rope, &sol.path),
+            "axial_speed_m_per_s": rope.axial_speed(),
+            "limit": stmech::inverse::mesh_ratio::LIMIT,
+        },
+        "travel_time_s": rope.travel_time(),
+        "path": sol.path,
+        "min_stretch": sol.min_stretch,
+        "newton": st.newton,
+        "suspension": {
+            "sign_convention": "force = the force the suspension point applies to the rope (N)",
+            "peak_speed": peak(&|j| norm(sol.suspension_velocity(j))),
+            "peak_acceleration": peak(&|j| norm(sol.suspension_acceleration(j))),
+            "peak_force": peak(&|j| norm(st.actuation[j])),
+            "max_distance_from_rigid_rope_m": dx,
+            "max_distance_from_rigid_rope_at_s": dx_at,
+        },
+        "scenario": { "origin": s.origin, "input": s.echo },
+        "wall_time_seconds": secs,
+    })
+}
+
+fn write_csvs(
+    dir: &Path,
+    s: &CraneScenario,
+    sol: &CraneSolution,
+    replayed: Option<&[[f64; 3]]>,
+) -> anyhow::Result<()> {
+    let st = &sol.solution;
+    let path = dir.join("suspension.csv");
+    let mut w = std::io::BufWriter::new(
+        std::fs::File::create(&path).with_context(|| format!("creating {}", path.display()))?,
+    );
+    writeln!(w, "t,x,y,z,v_x,v_y,v_z,a_x,a_y,a_z,f_x,f_y,f_z")?;
+    for j in 0..st.t.len() {
+        let (x, v, a, f) = (
+            sol.suspension(j),
+            sol.suspension_velocity(j),
+            sol.suspension_acceleration(j),
+            st.actuation[j],
+        );
+        writeln!(
+            w,
+            "{},{},{},{},{},{},{},{},{},{},{},{},{}",
+            st.t[j], x[0], x[1], x[2], v[0], v[1], v[2], a[0], a[1], a[2], f[0], f[1], f[2]
+        )?;
+    }
+    w.flush()?;
+    let path = dir.join("payload.csv");
+    let mut w = std::io::BufWriter::new(
+        std::fs::File::create(&path).with_context(|| format!("creating {}", path.display()))?,
+    );
+    writeln!(
+        w,
+        "t,prescribed_x,prescribed_y,prescribed_z,achieved_x,achieved_y,achieved_z,deviation"
+    )?;
+    for j in 0..st.t.len() {
+        let y = s.trajectory.pose(st.t[j]);
+        // achieved: the forward replay if it ran, else the inverse solution itself
+        let p = replayed
+            .and_then(|r| r.get(j).copied())
+            .unwrap_or_else(|| st.x_at(st.mesh.elements_s, j));
+        let d = norm([p[0] - y[0], p[1] - y[1], p[2] - y[2]]);
+        writeln!(
+            w,
+            "{},{},{},{},{},{},{},{d}",
+            st.t[j], y[0], y[1], y[2], p[0], p[1], p[2]
+        )?;
+    }
+    w.flush()?;
+    Ok(())
+}
+
+fn write_plots(
+    dir: &Path,
+    s: &CraneScenario,
+    sol: &CraneSolution,
+    replayed: Option<&[[f64; 3]]>,
+) -> anyhow::Result<()> {
+    let st = &sol.solution;
+    let rope = st.beam;
+    let names = ["x", "y", "z"];
+    let mut series = Vec::new();
+    for c in 0..3 {
+        series.push(Series {
+            label: format!("suspension {}", names[c]),
+            points: (0..st.t.len())
+                .map(|j| (st.t[j], sol.suspension(j)[c]))
+                .collect(),
+        });
+        series.push(Series {
+            label: format!("rigid rope {}", names[c]),
+            points: (0..st.t.len())
+                .map(|j| {
+                    let t = st.t[j];
+                    (
+                        t,
+                        crane::rigid_suspension(&rope, s.trajectory.as_ref(), t)[c],
+                    )
+                })
+                .collect(),
+        });
+    }
+    xy_chart(
+        &dir.join("suspension.png"),
+        "Suspension point: computed (flexible rope) and rigid-rope flat output",
+        "t (s)",
+        "position (m)",
+        &series,
+    )?;
+    let mut series = Vec::new();
+    for c in 0..3 {
+        series.push(Series {
+            label: format!("prescribed {}", names[c]),
+            points: (0..st.t.len())
+                .map(|j| (st.t[j], s.trajectory.pose(st.t[j])[c]))
+                .collect(),
+        });
+        if let Some(r) = replayed {
+            series.push(Series {
+                label: format!("achieved (forward replay) {}", names[c]),
+                points: (0..st.t.len().min(r.len()))
+                    .map(|j| (st.t[j], r[j][c]))
+                    .collect(),
+            });
+        }
+    }
+    xy_chart(
+        &dir.join("payload.png"),
+        "Payload: prescribed path and the forward replay",
+        "t (s)",
+        "position (m)",
+        &series,
+    )?;
+    Ok(())
+}
