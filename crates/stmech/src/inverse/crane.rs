@@ -447,11 +447,7 @@ pub fn solve_crane(
         mesh.elements_s,
         mesh.elements_t,
     )?;
-    let mut settings = *settings;
-    settings.tolerance = newton_tolerance(&model, mesh, path, settings.tolerance);
-    let start = rigid_start(&model, mesh, path);
-    let mut solution = solve_inverse_started(&model, mesh, path, &settings, Some(start))?;
-    solution.newton.start = NewtonStart::Rigid;
+    let solution = solve_nested(&model, mesh, path, settings)?;
     // taut everywhere?
     let hs = model.length / mesh.elements_s as f64;
     let mut min = (f64::INFINITY, 0, 0.0);
@@ -478,6 +474,49 @@ pub fn solve_crane(
         courant,
         min_stretch: min.0,
     })
+}
+
+/// Coarsening of the nested start: Newton on the mesh coarsened this many times in `s` and
+/// `t` (the same sideways Courant number) from the rigid rope, then on `mesh` from that
+/// solution (cubic interpolation, [`SpaceTimeSolution::field_at_cubic`]).
+pub const START_COARSENING: usize = 4;
+
+/// Newton from the rigid-rope start, nested through the coarse mesh where it has at least 4
+/// elements each way. `settings.tolerance` is relative ([`newton_tolerance`]).
+fn solve_nested(
+    model: &StringModel,
+    mesh: &SpaceTimeMesh,
+    path: &dyn TipTrajectory,
+    settings: &NewtonSettings,
+) -> Result<SpaceTimeSolution<StringModel>, CraneError> {
+    let k = START_COARSENING;
+    // ⌈n_s/k⌉ and ⌊n_t/k⌋: the coarse sideways Courant number is at most the fine one
+    let coarse = (mesh.elements_s >= 4 * k && mesh.elements_t >= 4 * k).then(|| SpaceTimeMesh {
+        elements_s: mesh.elements_s.div_ceil(k),
+        elements_t: mesh.elements_t / k,
+        ..*mesh
+    });
+    let started = std::time::Instant::now();
+    let (start, how) = match coarse {
+        Some(c) => {
+            let mut s = *settings;
+            s.tolerance = newton_tolerance(model, &c, path, settings.tolerance);
+            let rigid = rigid_start(model, &c, path);
+            match solve_inverse_started(model, &c, path, &s, Some(rigid)) {
+                Ok(sol) => (sol, NewtonStart::Nested),
+                // the coarse mesh may fail where the fine one does not: start from the rope
+                Err(_) => (rigid_start(model, mesh, path), NewtonStart::Rigid),
+            }
+        }
+        None => (rigid_start(model, mesh, path), NewtonStart::Rigid),
+    };
+    let start_seconds = started.elapsed().as_secs_f64();
+    let mut s = *settings;
+    s.tolerance = newton_tolerance(model, mesh, path, settings.tolerance);
+    let mut solution = solve_inverse_started(model, mesh, path, &s, Some(start))?;
+    solution.newton.start = how;
+    solution.newton.start_seconds = start_seconds;
+    Ok(solution)
 }
 
 /// What [`closed_loop`] measured.

@@ -386,10 +386,19 @@ mod tests {
             .iter()
             .map(|&dt| {
                 let p = run(dt);
-                (0..3).map(|c| (p[c] - reference[c]).powi(2)).sum::<f64>().sqrt()
+                (0..3)
+                    .map(|c| (p[c] - reference[c]).powi(2))
+                    .sum::<f64>()
+                    .sqrt()
             })
             .collect();
-        println!("payload error at t = 1 s: {:?}", err.iter().map(|e| format!("{e:.3e}")).collect::<Vec<_>>());
-        assert!((err[0] / err[1]).log2() > 1.8 && (err[1] / err[2]).log2() > 1.8, "{err:?}");
+        println!(
+            "payload error at t = 1 s: {:?}",
+            err.iter().map(|e| format!("{e:.3e}")).collect::<Vec<_>>()
+        );
+        assert!(
+            (err[0] / err[1]).log2() > 1.8 && (err[1] / err[2]).log2() > 1.8,
+            "{err:?}"
+        );
     }
 }

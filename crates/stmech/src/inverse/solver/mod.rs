@@ -313,6 +313,9 @@ pub enum NewtonStart {
     /// The rigid-rope solution of the crane ([`crate::inverse::crane`]).
     #[serde(rename = "rigid rope")]
     Rigid,
+    /// The crane's solution on the coarsened mesh, itself started from the rigid rope.
+    #[serde(rename = "coarse mesh")]
+    Nested,
 }
 
 impl NewtonStart {
@@ -323,6 +326,7 @@ impl NewtonStart {
             Self::Characteristics => "characteristics",
             Self::Given => "given solution",
             Self::Rigid => "rigid rope",
+            Self::Nested => "coarse mesh (from the rigid rope)",
         }
     }
 }
