@@ -345,15 +345,15 @@ fn write_plots(
     let rope = st.beam;
     let names = ["x", "y", "z"];
     let mut series = Vec::new();
-    for c in 0..3 {
+    for (c, name) in names.iter().enumerate() {
         series.push(Series {
-            label: format!("suspension {}", names[c]),
+            label: format!("suspension {name}"),
             points: (0..st.t.len())
                 .map(|j| (st.t[j], sol.suspension(j)[c]))
                 .collect(),
         });
         series.push(Series {
-            label: format!("rigid rope {}", names[c]),
+            label: format!("rigid rope {name}"),
             points: (0..st.t.len())
                 .map(|j| {
                     let t = st.t[j];
@@ -373,16 +373,16 @@ fn write_plots(
         &series,
     )?;
     let mut series = Vec::new();
-    for c in 0..3 {
+    for (c, name) in names.iter().enumerate() {
         series.push(Series {
-            label: format!("prescribed {}", names[c]),
+            label: format!("prescribed {name}"),
             points: (0..st.t.len())
                 .map(|j| (st.t[j], s.trajectory.pose(st.t[j])[c]))
                 .collect(),
         });
         if let Some(r) = replayed {
             series.push(Series {
-                label: format!("achieved (forward replay) {}", names[c]),
+                label: format!("achieved (forward replay) {name}"),
                 points: (0..st.t.len().min(r.len()))
                     .map(|j| (st.t[j], r[j][c]))
                     .collect(),
