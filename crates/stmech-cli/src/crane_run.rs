@@ -1,6 +1,7 @@
 //! `run`/`demo crane`/`check` for crane scenarios (`problem = "crane"`, issue 17): solve the
 //! rope's inverse dynamics, replay the suspension motion in the forward string model, then
-//! write `suspension.csv`, `payload.csv`, `suspension.png`, `payload.png` and `summary.json`.
+//! write `suspension.csv`, `payload.csv`, the ParaView series `rope.pvd`, `suspension.png`,
+//! `payload.png` and `summary.json`.
 
 use crate::Failure;
 use crate::plots::{Series, xy_chart};
@@ -13,6 +14,9 @@ use std::time::Instant;
 use stmech::inverse::crane::{self, CraneError, CraneSolution, CraneTracking};
 use stmech::io::inverse_scenario::crane::CraneScenario;
 use stmech::io::output::{OutputDir, write_json};
+
+/// Largest number of VTK snapshots (`rope_NNNN.vtu`) a run writes, besides the last.
+const VTK_FRAMES: usize = 200;
 
 /// Built-in crane demo.
 pub const DEMO_SCENARIO: &str = include_str!("../../../examples/crane/01_swing_free_transfer.toml");
@@ -122,7 +126,15 @@ pub fn run(s: &CraneScenario, out: PathBuf, force: bool, plots: bool) -> Result<
         _ => None,
     };
     write_csvs(dir.path(), s, &sol, replayed).map_err(|e| Failure::new(Failure::IO, e))?;
-    let mut files = vec!["suspension.csv", "payload.csv"];
+    let mut files = vec!["suspension.csv", "payload.csv", "rope.pvd"];
+    let n = sol.solution.t.len();
+    let stride = n.div_ceil(VTK_FRAMES).max(1);
+    let snaps: Vec<_> = (0..n)
+        .filter(|j| j % stride == 0 || *j == n - 1)
+        .map(|j| sol.snapshot(j))
+        .collect();
+    stmech::io::vtk::write_scene_series(dir.path(), "rope", &snaps)
+        .map_err(|e| Failure::new(Failure::IO, anyhow::anyhow!("writing rope.pvd: {e}")))?;
     if plots {
         write_plots(dir.path(), s, &sol, replayed).map_err(|e| Failure::new(Failure::IO, e))?;
         files.extend(["suspension.png", "payload.png"]);

@@ -313,6 +313,31 @@ impl CraneSolution {
         [0, 1, 2].map(|c| (vb[c] - va[c]) / dt)
     }
 
+    /// The rope at time node `j` for ParaView ([`crate::io::vtk::write_scene_series`]): one
+    /// poly-line per element through the nodes, `d3` the unit tangent of the element after the
+    /// node (`d1 = d2 = 0`: a rope has no frame), `s` the reference arc length.
+    pub fn snapshot(&self, j: usize) -> crate::io::vtk::SceneSnapshot {
+        let st = &self.solution;
+        let ns = st.mesh.elements_s;
+        let points: Vec<[f64; 3]> = (0..=ns).map(|i| st.x_at(i, j)).collect();
+        let directors = (0..=ns)
+            .map(|i| {
+                let (a, b) = if i < ns { (i, i + 1) } else { (i - 1, i) };
+                let d = [0, 1, 2].map(|c| points[b][c] - points[a][c]);
+                let n = dot(d, d).sqrt().max(f64::MIN_POSITIVE);
+                [[0.0; 3], [0.0; 3], d.map(|c| c / n)]
+            })
+            .collect();
+        crate::io::vtk::SceneSnapshot {
+            t: st.t[j],
+            points,
+            directors,
+            s: st.s.clone(),
+            cells: (0..ns).map(|i| (4u8, vec![i, i + 1])).collect(),
+            part: vec![0; ns],
+        }
+    }
+
     /// Suspension position and velocity at any `t` by cubic Hermite interpolation of the nodal
     /// `x(0, t_j)`, `v(0, t_j)` (`C¹`; constant outside the domain): what a forward model
     /// replays.
