@@ -98,6 +98,8 @@ pub fn run(s: &CraneScenario, out: PathBuf, force: bool, plots: bool) -> Result<
                 | CraneError::Slack { .. }
                 | CraneError::TimeDomain { .. }
                 | CraneError::NotAtRest { .. }
+                | CraneError::NotFinite { .. }
+                | CraneError::Unresolved { .. }
                 | CraneError::MeshRatio(_) => Failure::INPUT,
                 _ => Failure::SOLVER,
             };

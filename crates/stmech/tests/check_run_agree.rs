@@ -380,6 +380,8 @@ fn run(s: &AnyScenario, moderate: bool) -> Result<(), String> {
                     | CraneError::Slack { .. }
                     | CraneError::TimeDomain { .. }
                     | CraneError::NotAtRest { .. }
+                    | CraneError::NotFinite { .. }
+                    | CraneError::Unresolved { .. }
                     | CraneError::MeshRatio(_)
                     | CraneError::Solve(
                         InverseError::Input(_)

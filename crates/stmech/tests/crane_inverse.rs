@@ -202,4 +202,12 @@ fn missing_pre_actuation_and_bad_mesh_are_refused() {
         msg.contains("at most") && msg.contains("time elements"),
         "{msg}"
     );
+    // a motion shorter than 4 time elements (here: a horizontal jump) is refused too
+    let mut jump = path();
+    jump.delta = [1.0, 0.0, 0.0];
+    jump.profile.duration = 1e-300;
+    let mesh = crane::auto_mesh(&rope(), &jump, 0.0, 12.0, 8).unwrap();
+    let e = crane::solve_crane(&rope(), &mesh, &jump, &NewtonSettings::default()).unwrap_err();
+    println!("{e}");
+    assert!(matches!(e, CraneError::Unresolved { .. }), "{e:?}");
 }

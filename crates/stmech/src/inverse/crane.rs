@@ -62,6 +62,31 @@ pub enum CraneError {
         /// `|g|` (m/s²).
         g: f64,
     },
+    /// The path's acceleration is not finite somewhere (a motion far too short).
+    #[error(
+        "the payload path's acceleration is not finite at t = {t} s (a rest-to-rest motion of \
+         duration {duration:.4e} s?): no rope can produce it. Fix: a longer trajectory.duration"
+    )]
+    NotFinite {
+        /// Where (s).
+        t: f64,
+        /// Duration of the motion interval, if the path reports one (s).
+        duration: f64,
+    },
+    /// The motion is too short for the time mesh.
+    #[error(
+        "the payload moves for {duration:.4e} s only, less than 4 time elements (ht = {ht:.4e} s): \
+         the time mesh cannot resolve the motion and the servo constraint would see a jump. \
+         Fix: a longer trajectory.duration (≥ {min:.4e} s) or more time elements"
+    )]
+    Unresolved {
+        /// Duration of the motion (s).
+        duration: f64,
+        /// Time step (s).
+        ht: f64,
+        /// Shortest resolvable duration (s).
+        min: f64,
+    },
     /// The time domain does not hold the pre- or post-actuation.
     #[error(
         "the time domain [{t_start}, {t_end}] s does not hold the {which}-actuation: the \
@@ -161,8 +186,33 @@ pub fn check_payload_path(
         min_payload_tension: f64::INFINITY,
         at: t_start,
     };
-    for t in sample_times(t_start, t_end, elements_t) {
+    // the domain, and the motion interval on its own (a motion shorter than the spacing of the
+    // domain's samples would slip through)
+    let motion: Vec<f64> = match path.motion_interval() {
+        Some((on, off)) if on.is_finite() && off.is_finite() && off > on => {
+            let (on, off) = (on.max(t_start), off.min(t_end));
+            (0..=4000)
+                .map(|k| on + (off - on) * k as f64 / 4000.0)
+                .collect()
+        }
+        _ => Vec::new(),
+    };
+    for &t in &motion {
         let a = path.acceleration(t);
+        if !a.iter().all(|c| c.is_finite()) {
+            let duration = path.motion_interval().map_or(f64::NAN, |(a, b)| b - a);
+            return Err(CraneError::NotFinite { t, duration });
+        }
+    }
+    let mut samples: Vec<f64> = sample_times(t_start, t_end, elements_t).collect();
+    samples.extend(motion);
+    samples.sort_by(f64::total_cmp);
+    for t in samples {
+        let a = path.acceleration(t);
+        if !a.iter().all(|c| c.is_finite()) {
+            let duration = path.motion_interval().map_or(f64::NAN, |(a, b)| b - a);
+            return Err(CraneError::NotFinite { t, duration });
+        }
         let rel = [0, 1, 2].map(|c| a[c] - model.gravity[c]);
         let along_up = dot(rel, up);
         let tension = model.payload_mass * dot(rel, rel).sqrt();
@@ -231,6 +281,19 @@ pub fn check_time_domain(
         start_max,
         end_min,
     })
+}
+
+/// Refuses a motion interval shorter than 4 time elements of `mesh` (the path reports it).
+pub fn check_resolution(path: &dyn TipTrajectory, mesh: &SpaceTimeMesh) -> Result<(), CraneError> {
+    let ht = mesh.ht();
+    match path.motion_interval() {
+        Some((on, off)) if !(off - on >= 4.0 * ht) => Err(CraneError::Unresolved {
+            duration: off - on,
+            ht,
+            min: 4.0 * ht,
+        }),
+        _ => Ok(()),
+    }
 }
 
 /// Slowest transverse wave speed over the manoeuvre: at the payload with the smallest tension
@@ -462,6 +525,7 @@ pub fn solve_crane(
     model.validate("rope")?;
     validate_mesh(mesh)?;
     check_time_domain(&model, path, mesh.t_start, mesh.t_end)?;
+    check_resolution(path, mesh)?;
     let report = check_payload_path(&model, path, mesh.t_start, mesh.t_end, mesh.elements_t)?;
     let c = slowest_speed(&model, &report);
     let courant = mesh_ratio::check_speed(
@@ -648,9 +712,11 @@ mod tests {
                 elements_s: ns,
                 elements_t: nt,
             };
-            let mut s = NewtonSettings::default();
-            s.tolerance = newton_tolerance(&model, &mesh, &path, 1e-10);
-            s.max_iterations = 12;
+            let s = NewtonSettings {
+                tolerance: newton_tolerance(&model, &mesh, &path, 1e-10),
+                max_iterations: 12,
+                ..Default::default()
+            };
             let mut m = model;
             m.payload_start = path.pose(0.0);
             let start = rigid_start(&m, &mesh, &path);

@@ -357,6 +357,9 @@ impl CraneScenario {
                 {
                     issues.push(problem(field, message));
                 }
+                if let Err(e) = crane::check_resolution(&path, &sm) {
+                    issues.push(problem("trajectory.duration", e.to_string()));
+                }
                 mesh = Some(sm);
             }
         }
