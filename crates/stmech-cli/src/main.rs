@@ -15,7 +15,7 @@ mod convergence;
 mod crane_run;
 mod inverse_run;
 mod limits;
-mod plots;
+use stmech_app::plots;
 mod progress;
 mod run;
 mod static_run;

@@ -1,16 +1,12 @@
 //! The `run` pipeline: scenario → output directory → solve → files → summary on stdout.
 
 use crate::Failure;
-use crate::plots;
 use crate::progress::Progress;
-use std::io::BufWriter;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
-use stmech::io::output::{self, OutputDir, OutputError};
+use stmech::io::output::{OutputDir, OutputError};
 use stmech::io::scenario::Scenario;
 use stmech::solve::Trajectory;
-use stmech::solve::diagnostics::{ElementDiagnostics, element_diagnostics};
-use stmech::solve::scheme::simulate;
 
 /// What `run` and `demo` need besides the scenario.
 pub struct RunOptions {
@@ -20,6 +16,16 @@ pub struct RunOptions {
     pub force: bool,
     /// Draw PNG plots.
     pub plots: bool,
+}
+
+/// Exit code of a failure to write results: 2 if the target is refused, 4 otherwise.
+pub(crate) fn app_failure(e: stmech_app::AppError) -> Failure {
+    let code = if e.is_input() {
+        Failure::INPUT
+    } else {
+        Failure::IO
+    };
+    Failure::new(code, e)
 }
 
 pub(crate) fn output_failure(e: OutputError) -> Failure {
@@ -46,26 +52,15 @@ pub fn run(scenario: &Scenario, opts: &RunOptions) -> Result<(), Failure> {
         scenario.t_end,
         scenario.method_description()
     );
-    let sys = &scenario.system;
-    let (q0, v0) = sys.initial_state();
     let progress = Progress::start();
     let solve_start = Instant::now();
-    let result = simulate(
-        sys,
-        &q0,
-        &v0,
-        scenario.t_start,
-        scenario.t_end,
-        &scenario.method,
-        &scenario.newton,
-        &mut |fraction| progress.set(fraction),
-    );
+    let result = stmech_app::multibody::solve(scenario, &mut |fraction| progress.set(fraction));
     let solve_seconds = solve_start.elapsed().as_secs_f64();
     progress.finish();
     let traj = match result {
         Ok(traj) => traj,
         Err(e) => {
-            let summary = output::summary_failed(scenario, &e, solve_seconds);
+            let summary = stmech_app::multibody::failed_summary(scenario, &e, solve_seconds);
             let error = match dir.fail(&summary) {
                 Ok(failed) => {
                     anyhow::anyhow!(
@@ -80,107 +75,19 @@ pub fn run(scenario: &Scenario, opts: &RunOptions) -> Result<(), Failure> {
             return Err(Failure::new(Failure::SOLVER, error));
         }
     };
-
-    let output_start = Instant::now();
-    let diagnostics = output::node_diagnostics(sys, &traj);
-    // Two threads, separate files, the same bytes as one after the other: trajectory.csv (the
-    // largest file) and the node plots on a second thread; the element diagnostics,
-    // elements.csv, the element plots and the summary here. The summary is written last.
-    let (nodes_side, elements_side) = std::thread::scope(|scope| {
-        let nodes_side = scope.spawn(|| {
-            let csv_path = dir.file("trajectory.csv");
-            std::fs::File::create(&csv_path)
-                .and_then(|f| {
-                    output::write_trajectory_csv_labelled(
-                        BufWriter::new(f),
-                        sys,
-                        &traj,
-                        &diagnostics,
-                        &scenario.constraint_labels,
-                    )
-                })
-                .map_err(|source| OutputError::Io {
-                    action: "write",
-                    path: csv_path,
-                    source,
-                })
-                .map_err(output_failure)?;
-            let snaps = output::scene::snapshots(sys, &traj);
-            stmech::io::vtk::write_scene_series(dir.path(), "scene", &snaps)
-                .map_err(|source| OutputError::Io {
-                    action: "write",
-                    path: dir.file("scene.pvd"),
-                    source,
-                })
-                .map_err(output_failure)?;
-            if opts.plots {
-                plots::write_all(dir.path(), sys, &traj, &diagnostics)
-                    .map_err(|e| Failure::new(Failure::IO, e))
-            } else {
-                Ok(Vec::new())
-            }
-        });
-        let elements_side =
-            elements_side(scenario, &traj, &dir, opts.plots).map(|(elements, files)| {
-                let summary =
-                    output::summary_ok(scenario, &traj, &diagnostics, &elements, solve_seconds);
-                (summary, files)
-            });
-        let nodes_side = nodes_side
-            .join()
-            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-        (nodes_side, elements_side)
-    });
-    let mut plot_files = nodes_side?;
-    let (mut summary, element_plots) = elements_side?;
-    plot_files.extend(element_plots);
-    // Last, so that an "ok" summary implies every other file is complete.
-    summary["output_wall_time_seconds"] = output_start.elapsed().as_secs_f64().into();
-    output::write_json(&dir.file("summary.json"), &summary).map_err(output_failure)?;
+    let written =
+        stmech_app::multibody::write_results(scenario, &traj, &dir, opts.plots, solve_seconds)
+            .map_err(app_failure)?;
     let out = dir.commit().map_err(output_failure)?;
     print_summary(
         scenario,
         &traj,
-        &summary,
+        &written.summary,
         &out,
-        &plot_files,
+        &written.plot_files,
         started.elapsed().as_secs_f64(),
     );
     Ok(())
-}
-
-/// Element diagnostics, `elements.csv` and (if `plots`) the element plots; returns the
-/// element diagnostics and the plot files written.
-fn elements_side(
-    scenario: &Scenario,
-    traj: &Trajectory,
-    dir: &OutputDir,
-    plots: bool,
-) -> Result<(Vec<ElementDiagnostics>, Vec<&'static str>), Failure> {
-    let sys = &scenario.system;
-    let elements = element_diagnostics(sys, traj);
-    let el_path = dir.file("elements.csv");
-    std::fs::File::create(&el_path)
-        .and_then(|f| output::write_elements_csv(BufWriter::new(f), traj, &elements))
-        .map_err(|source| OutputError::Io {
-            action: "write",
-            path: el_path,
-            source,
-        })
-        .map_err(output_failure)?;
-    let plot_files = if plots {
-        plots::write_elements(
-            dir.path(),
-            sys,
-            traj,
-            &elements,
-            &scenario.constraint_labels,
-        )
-        .map_err(|e| Failure::new(Failure::IO, e))?
-    } else {
-        Vec::new()
-    };
-    Ok((elements, plot_files))
 }
 
 fn fmt_vec(v: &[f64]) -> String {

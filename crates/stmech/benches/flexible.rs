@@ -130,7 +130,7 @@ fn newton_step(c: &mut Criterion) {
         let mut el = CondensedElement::new(&sys, 1, h, 1);
         let mut x = vec![0.0; el.n_unknowns()];
         let q1: Vec<f64> = q0.iter().zip(&v0).map(|(q, v)| q + h * v).collect();
-        el.set_node(&mut x, 1, &q1);
+        el.set_node(&mut x, 1, &q0, &q1);
         el.set_multipliers(&mut x, &vec![0.1; sys.n_lambda()]);
         let mut r = vec![0.0; x.len()];
         let mut vals = vec![0.0; el.pattern().nnz()];

@@ -394,7 +394,7 @@ fn probing_finds_nested_fields_and_enum_values() {
     let b = accepted(&beam);
     assert!(b.contains_key("beam.section.ei") && b.contains_key("static.steps"));
     let i = accepted(&inverse);
-    assert_eq!(i["trajectory.kind"].len(), 3, "{i:?}");
+    assert_eq!(i["trajectory.kind"].len(), 4, "{i:?}");
     assert!(i.contains_key("trajectory.delta") && i.contains_key("trajectory.path"));
     assert_eq!(i["problem"], ["beam-inverse"]);
     if std::env::var_os("STMECH_PRINT_FIELDS").is_some() {

@@ -43,7 +43,7 @@
 use super::assembly::{BeamAssembler, ElementPass};
 use super::cayley;
 use super::element::{BeamElement, MAX_DOFS};
-use super::integrator::{BeamIntegrator, CHORD_CONTRACTION, VelocityHistory};
+use super::integrator::{BeamIntegrator, VelocityHistory};
 use super::model::BeamModel;
 use crate::error::SolveError;
 use crate::solve::NewtonParams;
@@ -368,73 +368,11 @@ impl<'a> EnergyMomentumStepper<'a> {
         }
     }
 
-    /// Newton on `R(d) = 0` from the current `d`; returns the number of iterations.
+    /// Newton on `R(d) = 0` from the current `d` (the loop shared with the other integrator:
+    /// [`super::integrator::newton_on_increment`]); returns the number of iterations.
     fn newton(&mut self, t0: f64, t1: f64) -> Result<usize, SolveError> {
-        let n = self.x.len();
-        let block = self.step;
-        let newton = self.newton;
-        self.history.clear();
-        let nonfinite = |iteration| SolveError::NonFinite {
-            block,
-            t_start: t0,
-            t_end: t1,
-            iteration,
-        };
-        let mut previous = f64::INFINITY;
-        for it in 0..=newton.max_iterations {
-            // The first residual is far from the tolerance: assemble the matrix with it. Later
-            // ones usually meet it: assemble the matrix only if they do not.
-            let mut norm = self.assemble(it == 0).map_err(|_| nonfinite(it))?;
-            if !norm.is_finite() {
-                return Err(nonfinite(it));
-            }
-            self.history.push(norm);
-            if norm <= newton.tolerance {
-                return Ok(it);
-            }
-            if it == newton.max_iterations {
-                break;
-            }
-            // Reuse the factorisation while the residual falls fast (a chord step), else
-            // assemble and factorise the matrix at the current iterate.
-            let chord = it > 0 && norm <= CHORD_CONTRACTION * previous;
-            if it > 0 && !chord {
-                norm = self.assemble(true).map_err(|_| nonfinite(it))?;
-                *self.history.last_mut().expect("pushed above") = norm;
-            }
-            previous = norm;
-            let mut r = std::mem::take(&mut self.r);
-            let res = if chord {
-                self.asm.solve(&mut r);
-                Ok(())
-            } else {
-                self.asm.factorize_and_solve(&mut r)
-            };
-            self.solves += 1;
-            for i in 0..n {
-                self.d[i] += r[i];
-                self.set_x1(i);
-            }
-            let round_off = super::statics::at_round_off(&r, &self.x1);
-            self.r = r;
-            res?;
-            if round_off {
-                // Converged to the floating-point floor of the residual: one more evaluation
-                // and accept (the energy balance then holds to round-off).
-                let norm = self.assemble(false).map_err(|_| nonfinite(it + 1))?;
-                self.history.push(norm);
-                return Ok(it + 1);
-            }
-        }
-        Err(SolveError::NewtonDiverged {
-            block,
-            t_start: t0,
-            t_end: t1,
-            iterations: self.history.len() - 1,
-            residual: *self.history.last().unwrap_or(&f64::NAN),
-            tolerance: newton.tolerance,
-            history: self.history.clone(),
-        })
+        let (block, newton) = (self.step, self.newton);
+        super::integrator::newton_on_increment(self, block, t0, t1, newton)
     }
 
     /// Takes `x₁(d)` as the new state: `v₁ = 2 inc/Δt − v₀` (with `Θ` for the angles
@@ -484,6 +422,34 @@ impl<'a> EnergyMomentumStepper<'a> {
         mut observe: impl FnMut(&Self),
     ) -> Result<(), SolveError> {
         super::integrator::advance_to(self, t_end, &mut observe)
+    }
+}
+
+impl super::integrator::IncrementProblem for EnergyMomentumStepper<'_> {
+    fn eval_residual(&mut self, matrix: bool) -> Option<f64> {
+        self.assemble(matrix).ok()
+    }
+
+    fn apply_correction(&mut self, chord: bool) -> Result<bool, SolveError> {
+        let mut r = std::mem::take(&mut self.r);
+        let res = if chord {
+            self.asm.solve(&mut r);
+            Ok(())
+        } else {
+            self.asm.factorize_and_solve(&mut r)
+        };
+        self.solves += 1;
+        for i in 0..self.x.len() {
+            self.d[i] += r[i];
+            self.set_x1(i);
+        }
+        let round_off = super::statics::at_round_off(&r, &self.x1);
+        self.r = r;
+        res.map(|()| round_off)
+    }
+
+    fn residual_norms(&mut self) -> &mut Vec<f64> {
+        &mut self.history
     }
 }
 

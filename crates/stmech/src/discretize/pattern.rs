@@ -147,14 +147,11 @@ pub fn reverse_cuthill_mckee(adj: &[Vec<usize>]) -> Vec<usize> {
             depth += 1;
         }
     };
-    loop {
-        // start of the next component: the unplaced vertex of least degree (lowest index)
-        let Some(mut start) = (0..n)
-            .filter(|&v| !placed[v])
-            .min_by_key(|&v| (degree[v], v))
-        else {
-            break;
-        };
+    // start of each component: the unplaced vertex of least degree (lowest index)
+    while let Some(mut start) = (0..n)
+        .filter(|&v| !placed[v])
+        .min_by_key(|&v| (degree[v], v))
+    {
         let (mut last, mut ecc) = bfs_last(start, &mut stamp);
         for _ in 0..8 {
             let cand = *last

@@ -10,10 +10,12 @@
 //!   or sparse with fill).
 
 use super::{BASE_BYTES, Direction, Driver, Estimate, sat};
+use crate::discretize::CondensedElement;
 use crate::discretize::pattern::node_pair_template;
 use crate::io::scenario::Scenario;
 use crate::model::ConstrainedSystem;
 use crate::solve::scheme::Method;
+use crate::solve::scheme::space_time::Formulation;
 
 /// Bytes per time node of the post-processing (node and element diagnostics, plot series)
 /// (calibrated: 175 B for one body and for the double pendulum).
@@ -89,8 +91,25 @@ pub(super) fn estimate(s: &Scenario) -> Estimate {
             (steps + 1.0, 1.0, 1.0, 1.0, PUSH_GROWTH)
         }
     };
-    let unknowns = n_el * order * per_node;
-    let nonzeros = n_el * (order + 1.0) * (order + 1.0) * template;
+    // The Petrov–Galerkin form is solved element by element with the velocities eliminated
+    // (`discretize::condensed`): one element's system of `p` nodes of `n_q + n_λ` unknowns is
+    // in memory, whatever the block length. (A block whose element-wise solution misses the
+    // block tolerance falls back to the full form of the whole block: not modelled.)
+    let condensed = match &s.method {
+        Method::SpaceTime(p) => {
+            p.formulation == Formulation::PetrovGalerkin
+                && CondensedElement::<dyn ConstrainedSystem>::applies(p.order, p.quadrature())
+        }
+        Method::TimeStepping { .. } => false,
+    };
+    let (system_elements, system_per_node, template) = if condensed {
+        let shrink = (nq + nl) / per_node;
+        (1.0, nq + nl, template * shrink * shrink)
+    } else {
+        (n_el, per_node, template)
+    };
+    let unknowns = system_elements * order * system_per_node;
+    let nonzeros = system_elements * (order + 1.0) * (order + 1.0) * template;
     let matrix_bytes = nonzeros * MATRIX_BYTES_PER_ENTRY;
     let traj_bytes = nodes * 8.0 * (1.0 + per_node) * growth;
     let block_bytes = blocks * BLOCK_BYTES;

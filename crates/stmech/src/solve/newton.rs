@@ -8,6 +8,7 @@
 
 use crate::error::SolveError;
 use crate::solve::linear::LinearSolver;
+use std::cmp::Ordering;
 use std::time::Instant;
 
 /// Tolerances and limits of the Newton iteration.
@@ -291,12 +292,18 @@ impl NewtonSolver {
             if norm < params.tolerance {
                 return Ok(rep);
             }
-            if rep.iterations > 0 && !(norm < prev_norm) && !fresh {
+            // (a NaN norm neither decreased nor contracted)
+            let decreased = norm.partial_cmp(&prev_norm) == Some(Ordering::Less);
+            let contracted = matches!(
+                norm.partial_cmp(&(contraction * prev_norm)),
+                Some(Ordering::Less | Ordering::Equal)
+            );
+            if rep.iterations > 0 && !decreased && !fresh {
                 // an old factorisation made things worse: undo the step, continue as Newton
                 x.copy_from_slice(&self.x_prev);
                 norm = prev_norm;
                 newton = true;
-            } else if !(norm <= contraction * prev_norm) {
+            } else if !contracted {
                 refactor = true;
             }
             if rep.iterations >= params.max_iterations {

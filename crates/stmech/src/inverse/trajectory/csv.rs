@@ -121,6 +121,72 @@ impl CsvTrajectory {
                 y[c].push(vals[c + 1]);
             }
         }
+        Self::from_columns(origin, t, y, precision)
+    }
+
+    /// Samples given as numbers (`trajectory.kind = "samples"` of an inverse scenario, numpy
+    /// arrays from Python): `t` (s) and `pose` rows `(x, y, θ)` (m, rad). The checks are the
+    /// CSV rows' (finite, strictly increasing times, at least 4 samples), and each value
+    /// counts as written with the digits of its shortest round-trip decimal form, so the
+    /// smoothness test ([`check`](Self::check)) treats it as a CSV file written that way. The
+    /// error names the field (`"t"` or `"pose"`) and the sample.
+    pub fn from_samples(
+        t: &[f64],
+        pose: &[[f64; 3]],
+        origin: &str,
+    ) -> Result<Self, (&'static str, TrajectoryError)> {
+        let data = |message: String| TrajectoryError::Data {
+            path: origin.to_owned(),
+            message,
+        };
+        if t.len() != pose.len() {
+            return Err((
+                "pose",
+                data(format!(
+                    "has {} rows but t has {} samples; give one pose (x, y, θ) per time",
+                    pose.len(),
+                    t.len()
+                )),
+            ));
+        }
+        let mut precision = [ColumnPrecision::default(); 4];
+        let mut y: [Vec<f64>; 3] = Default::default();
+        for (k, (&tk, p)) in t.iter().zip(pose).enumerate() {
+            if !tk.is_finite() {
+                return Err(("t", data(format!("t[{k}] must be finite, got {tk}"))));
+            }
+            if let Some(c) = p.iter().position(|v| !v.is_finite()) {
+                return Err((
+                    "pose",
+                    data(format!("pose[{k}][{c}] must be finite, got {}", p[c])),
+                ));
+            }
+            if k > 0 && tk <= t[k - 1] {
+                return Err((
+                    "t",
+                    data(format!(
+                        "times must increase strictly (t[{k}] = {tk} after t[{}] = {})",
+                        k - 1,
+                        t[k - 1]
+                    )),
+                ));
+            }
+            precision[0].observe(&format!("{tk:e}"));
+            for c in 0..3 {
+                precision[c + 1].observe(&format!("{:e}", p[c]));
+                y[c].push(p[c]);
+            }
+        }
+        Self::from_columns(origin, t.to_vec(), y, precision).map_err(|e| ("t", e))
+    }
+
+    /// The spline through checked columns (at least 4 samples, a finite spline).
+    fn from_columns(
+        origin: &str,
+        t: Vec<f64>,
+        y: [Vec<f64>; 3],
+        precision: [ColumnPrecision; 4],
+    ) -> Result<Self, TrajectoryError> {
         let data = |message: String| TrajectoryError::Data {
             path: origin.to_owned(),
             message,

@@ -17,7 +17,8 @@
 //! tip = { mass = 0.0, inertia = 0.0 }   # optional end mass (default: free end)
 //! [trajectory]
 //! kind = "rest-to-rest"        # arc about `center`; or "rest-to-rest-line" with `delta`;
-//! angle = 1.5707963267948966   # or kind = "csv", path = "tip.csv" (t,x,y,theta)
+//! angle = 1.5707963267948966   # or kind = "csv", path = "tip.csv" (t,x,y,theta), or
+//!                              # kind = "samples", t = [..], pose = [[x, y, theta], ..]
 //! t0 = 2.0
 //! duration = 2.0
 //! [time]
@@ -498,6 +499,23 @@ impl InverseScenario {
                     }
                 }
             }
+            RawTrajectory::Samples { t, pose } => {
+                match CsvTrajectory::from_samples(t, pose, "trajectory samples") {
+                    Err((field, e)) => {
+                        issues.push(problem(&format!("trajectory.{field}"), e.to_string()));
+                        None
+                    }
+                    Ok(samples) => {
+                        if time_ok
+                            && length_ok
+                            && let Err(e) = samples.check(t0, t1, tip0, order)
+                        {
+                            issues.push(problem("trajectory.pose", e.to_string()));
+                        }
+                        Some(Box::new(samples))
+                    }
+                }
+            }
         };
         if let Some(tr) = &trajectory
             && section_ok
@@ -506,9 +524,11 @@ impl InverseScenario {
         {
             // the built-in paths start at the tip only if round-off lets them (a centre
             // 10³⁰⁰ m away does not); a CSV path has its own check above
-            if !matches!(raw.trajectory, RawTrajectory::Csv { .. })
-                && let Err(TrajectoryError::Data { message, .. }) =
-                    check_start_pose(tr.as_ref(), t0, tip0, length)
+            if !matches!(
+                raw.trajectory,
+                RawTrajectory::Csv { .. } | RawTrajectory::Samples { .. }
+            ) && let Err(TrajectoryError::Data { message, .. }) =
+                check_start_pose(tr.as_ref(), t0, tip0, length)
             {
                 let (field, hint) = match &raw.trajectory {
                     RawTrajectory::Arc {

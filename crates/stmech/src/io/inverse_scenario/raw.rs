@@ -75,6 +75,10 @@ pub(super) enum RawTrajectory {
     },
     #[serde(rename = "csv")]
     Csv { path: String },
+    /// Samples in the scenario itself (or numpy arrays from Python): `t` (s), `pose` rows
+    /// `(x, y, θ)`.
+    #[serde(rename = "samples")]
+    Samples { t: Vec<f64>, pose: Vec<[f64; 3]> },
 }
 
 #[derive(Deserialize)]

@@ -133,3 +133,71 @@ fn method_field_selects_and_validates() {
     let p = problems(&BASE.replace("t0 = 2.0", "t0 = 0.5"));
     assert!(p.iter().any(|m| m.starts_with("time.start")), "{p:?}");
 }
+
+/// The samples of the demo's rest-to-rest arc, `(t, [x, y, θ])`, at `n` times over [0, 6] s.
+fn arc_samples(n: usize) -> (Vec<f64>, Vec<[f64; 3]>) {
+    let arc = crate::inverse::trajectory::RestToRestArc::example_3_2();
+    let t: Vec<f64> = (0..n).map(|k| 6.0 * k as f64 / (n - 1) as f64).collect();
+    let pose = t.iter().map(|&tk| arc.pose(tk)).collect();
+    (t, pose)
+}
+
+/// `BASE` with `trajectory = { kind = "samples", t, pose }`.
+fn with_samples(t: &[f64], pose: &[[f64; 3]]) -> String {
+    let mut table: toml::Table = BASE.parse().unwrap();
+    let mut tr = toml::Table::new();
+    tr.insert("kind".into(), "samples".into());
+    tr.insert("t".into(), t.to_vec().into());
+    let rows: Vec<toml::Value> = pose.iter().map(|p| p.to_vec().into()).collect();
+    tr.insert("pose".into(), rows.into());
+    table.insert("trajectory".into(), tr.into());
+    toml::to_string(&table).unwrap()
+}
+
+/// `kind = "samples"` is the CSV path with the numbers in the scenario: the same spline (to
+/// the bit, for a CSV written in the shortest round-trip form) and the same checks, each
+/// problem named by its field.
+#[test]
+fn samples_trajectory_is_the_csv_path() {
+    let (t, pose) = arc_samples(601);
+    let s = InverseScenario::from_toml_str(&with_samples(&t, &pose), "s.toml", Path::new("."))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let mut csv = String::from("t,x,y,theta\n");
+    for (tk, p) in t.iter().zip(&pose) {
+        csv.push_str(&format!("{tk},{},{},{}\n", p[0], p[1], p[2]));
+    }
+    let from_csv = CsvTrajectory::from_csv_str(&csv, "tip.csv").unwrap();
+    for k in 0..=1000 {
+        let tk = 6.0 * k as f64 / 1000.0;
+        assert_eq!(s.trajectory.pose(tk), from_csv.pose(tk), "t = {tk}");
+        assert_eq!(s.trajectory.velocity(tk), from_csv.velocity(tk));
+    }
+    // non-finite, non-monotonic, jumping samples: the field is named
+    let mut bad = pose.clone();
+    bad[7][1] = f64::NAN;
+    let p = problems(&with_samples(&t, &bad));
+    assert!(p.iter().any(|m| m.starts_with("trajectory.pose")), "{p:?}");
+    let mut back = t.clone();
+    back.swap(10, 11);
+    let p = problems(&with_samples(&back, &pose));
+    assert!(p.iter().any(|m| m.starts_with("trajectory.t")), "{p:?}");
+    let jump: Vec<[f64; 3]> = t
+        .iter()
+        .zip(&pose)
+        .map(|(&tk, p)| {
+            if tk > 3.0 {
+                [p[0] + 0.01, p[1], p[2]]
+            } else {
+                *p
+            }
+        })
+        .collect();
+    let p = problems(&with_samples(&t, &jump));
+    assert!(
+        p.iter()
+            .any(|m| m.starts_with("trajectory.pose") && m.contains("smooth")),
+        "{p:?}"
+    );
+    let p = problems(&with_samples(&t[..3], &pose[..3]));
+    assert!(p.iter().any(|m| m.contains("at least 4 samples")), "{p:?}");
+}

@@ -23,7 +23,7 @@ pub struct Series {
     pub points: Vec<(f64, f64)>,
 }
 
-pub(crate) fn register_font() -> anyhow::Result<()> {
+pub fn register_font() -> anyhow::Result<()> {
     static REGISTERED: OnceLock<bool> = OnceLock::new();
     let ok = *REGISTERED.get_or_init(|| {
         plotters::style::register_font("sans-serif", FontStyle::Normal, dejavu::sans::regular())
@@ -223,7 +223,7 @@ pub fn write_elements(
 }
 
 /// `[lo, hi]` of all finite values, padded by 5 %; a sensible interval for constant data.
-pub(crate) fn padded_range(values: impl Iterator<Item = f64>) -> (f64, f64) {
+pub fn padded_range(values: impl Iterator<Item = f64>) -> (f64, f64) {
     let (lo, hi) = values
         .filter(|v| v.is_finite())
         .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| {

@@ -1,0 +1,291 @@
+//! Residual, Jacobian and stop criterion of a [`CondensedElement`], with the strain elements
+//! evaluated serially or in parallel batches.
+
+use super::{CondensedElement, STRAIN_BATCH, StrainPart};
+use crate::discretize::strain_time::SlotTerms;
+use crate::model::ConstrainedSystem;
+use rayon::prelude::*;
+
+impl<'s, S: ConstrainedSystem + ?Sized> CondensedElement<'s, S> {
+    /// Residual `r` at the unknowns `x` of the element starting at `t0` from `(q0, v0)` and, if
+    /// `values` is given, the Jacobian values in pattern order.
+    pub fn assemble(
+        &mut self,
+        t0: f64,
+        q0: &[f64],
+        v0: &[f64],
+        x: &[f64],
+        r: &mut [f64],
+        mut values: Option<&mut [f64]>,
+    ) {
+        let (p, nq, nl, h) = (self.p, self.nq, self.nl, self.h);
+        let np = p + 1;
+        let tangent = values.is_some();
+        if let Some(v) = values.as_deref_mut() {
+            v.copy_from_slice(&self.base_values);
+        }
+        // nodal increments Δq_B = q_B − q_0 (the unknowns) and values, in natural order
+        self.qn[..nq].copy_from_slice(q0);
+        for (k, &c) in self.q_col.iter().enumerate() {
+            let d = x[c as usize];
+            self.dq[k] = d;
+            self.qn[nq + k] = q0[k % nq] + d;
+        }
+        for (o, &c) in self.lam.iter_mut().zip(&self.l_col) {
+            *o = x[c as usize];
+        }
+        self.rl.fill(0.0);
+        // 𝕄 v̇ rows: R_q^k = 𝕄 ((1/h) Σ_B E_kB Δq_B + F_k v_0) + …
+        self.rq.fill(0.0);
+        for k in 0..p {
+            let w = &mut self.rgen;
+            for i in 0..nq {
+                let mut s = 0.0;
+                for b in 1..np {
+                    s += self.e_coef[k * np + b] * self.dq[(b - 1) * nq + i];
+                }
+                w[i] = s / h + self.f_coef[k] * v0[i];
+            }
+            let rk = &mut self.rq[k * nq..(k + 1) * nq];
+            for (i, r) in rk.iter_mut().enumerate() {
+                let mut s = 0.0;
+                for t in self.mass_ptr[i]..self.mass_ptr[i + 1] {
+                    s += self.mass_val[t] * w[self.mass_col[t] as usize];
+                }
+                *r += s;
+            }
+        }
+        let nkp = if self.use_point_k {
+            self.sys.point_k_pattern().len()
+        } else {
+            self.sys.k_pattern().len()
+        };
+        let ng = self.sys.g_pattern().len();
+        crate::discretize::space_time::split_at_breakpoints(
+            &self.breakpoints,
+            t0,
+            t0 + h,
+            &mut self.subs,
+        );
+        for si in 0..self.subs.len() {
+            let (s0, s1) = self.subs[si];
+            for g in 0..self.quad.len() {
+                let tau = s0 + (s1 - s0) * self.quad.points[g];
+                let w = self.quad.weights[g] * (s1 - s0) * h;
+                let t = t0 + tau * h;
+                self.trial.eval_into(tau, &mut self.n_buf, &mut self.dn_buf);
+                self.test.eval_into(tau, &mut self.psi, &mut self.dpsi);
+                // fields = [q_h, q̇_h, λ_h], q_h = q_0 + Σ_B N_B Δq_B
+                self.fields.fill(0.0);
+                self.fields[..nq].copy_from_slice(q0);
+                for b in 1..np {
+                    let (nb, db) = (self.n_buf[b], self.dn_buf[b] / h);
+                    let dqb = &self.dq[(b - 1) * nq..b * nq];
+                    let (fq, rest) = self.fields.split_at_mut(nq);
+                    for ((x, y), &v) in fq.iter_mut().zip(rest[..nq].iter_mut()).zip(dqb) {
+                        *x += nb * v;
+                        *y += db * v;
+                    }
+                }
+                for m in 0..p {
+                    let pm = self.psi[m];
+                    for (o, &l) in self.fields[2 * nq..]
+                        .iter_mut()
+                        .zip(&self.lam[m * nl..(m + 1) * nl])
+                    {
+                        *o += pm * l;
+                    }
+                }
+                let (qh, rest) = self.fields.split_at(nq);
+                let (qdot, lh) = rest.split_at(nq);
+                if self.use_point_k {
+                    self.sys
+                        .eval_without_strain(t, qh, lh, &mut self.ev, tangent);
+                } else {
+                    self.sys.eval(t, qh, lh, &mut self.ev, tangent);
+                }
+                if tangent {
+                    self.sys.eval_velocity_jacobian(qh, qdot, &mut self.ev);
+                }
+                // Gᵀλ_h − f and G q̇_h + ∂Φ/∂t
+                for (o, &f) in self.rgen.iter_mut().zip(&self.ev.force) {
+                    *o = -f;
+                }
+                for e in 0..nl {
+                    let (mut s, le) = (self.ev.phi_t[e], lh[e]);
+                    for t in self.g_ptr[e]..self.g_ptr[e + 1] {
+                        let (gv, j) = (self.ev.g[self.g_idx[t] as usize], self.g_col[t] as usize);
+                        self.rgen[j] += gv * le;
+                        s += gv * qdot[j];
+                    }
+                    self.gq[e] = s;
+                }
+                for k in 0..p {
+                    let wk = w * self.psi[k];
+                    for (o, &v) in self.rq[k * nq..(k + 1) * nq].iter_mut().zip(&self.rgen) {
+                        *o += wk * v;
+                    }
+                    for (o, &v) in self.rl[k * nl..(k + 1) * nl].iter_mut().zip(&self.gq) {
+                        *o += wk * v;
+                    }
+                }
+                let Some(vals) = values.as_deref_mut() else {
+                    continue;
+                };
+                let kv = &self.ev.k[..nkp];
+                for k in 0..p {
+                    for b in 1..np {
+                        let blk = k * p + b - 1;
+                        let c = w * self.psi[k] * self.n_buf[b];
+                        let d = w * self.psi[k] * self.dn_buf[b] / h;
+                        for (&ps, &v) in self.pos_k[blk * nkp..(blk + 1) * nkp].iter().zip(kv) {
+                            vals[ps as usize] += c * v;
+                        }
+                        for ((&ps, &gv), &g) in self.pos_g[blk * ng..(blk + 1) * ng]
+                            .iter()
+                            .zip(&self.ev.gv)
+                            .zip(&self.ev.g)
+                        {
+                            vals[ps as usize] += c * gv + d * g;
+                        }
+                    }
+                    for m in 0..p {
+                        let blk = k * p + m;
+                        let c = w * self.psi[k] * self.psi[m];
+                        for (&ps, &g) in
+                            self.pos_gt[blk * ng..(blk + 1) * ng].iter().zip(&self.ev.g)
+                        {
+                            vals[ps as usize] += c * g;
+                        }
+                    }
+                }
+            }
+        }
+        if self.strain.is_some() {
+            self.strain_terms(values);
+        }
+        // natural → frame-wise numbering
+        for (&c, &v) in self.q_col.iter().zip(&self.rq) {
+            r[c as usize] = v;
+        }
+        for (&c, &v) in self.l_col.iter().zip(&self.rl) {
+            r[c as usize] = v;
+        }
+    }
+
+    /// Adds the strain elements' residual (to `rq`) and tangent (to `values`).
+    fn strain_terms(&mut self, mut values: Option<&mut [f64]>) {
+        let (p, nq, h) = (self.p, self.nq, self.h);
+        let np = p + 1;
+        let sys: &'s S = self.sys;
+        let slots = sys.strain_slots();
+        let parallel_min = self.parallel_min;
+        let sp = self.strain.as_mut().expect("strain part");
+        let tangent = values.is_some();
+        let qn = &self.qn;
+        let rq = &mut self.rq;
+        sp.dissipated = 0.0;
+        let gather = |slot: &crate::model::StrainSlot, local: &mut [f64]| {
+            let nl = slot.indices.len();
+            for a in 0..np {
+                let qa = &qn[a * nq..(a + 1) * nq];
+                for (o, &i) in local[a * nl..(a + 1) * nl].iter_mut().zip(&slot.indices) {
+                    *o = qa[i];
+                }
+            }
+        };
+        // adds one slot's terms (in slot order: the same sums for any thread count)
+        let scatter = |si: usize,
+                       terms: &SlotTerms,
+                       rq: &mut [f64],
+                       values: &mut Option<&mut [f64]>,
+                       pos_offset: &[usize],
+                       pos: &[u32]| {
+            let slot = &slots[si];
+            let nl = slot.indices.len();
+            for k in 0..p {
+                let rk = &mut rq[k * nq..(k + 1) * nq];
+                for (&i, &v) in slot.indices.iter().zip(&terms.res[k * nl..(k + 1) * nl]) {
+                    rk[i] += v;
+                }
+            }
+            if let Some(vals) = values.as_deref_mut() {
+                let len = p * p * nl * nl;
+                let ps = &pos[pos_offset[si]..pos_offset[si] + len];
+                for (&ps, &v) in ps.iter().zip(&terms.tangent[..len]) {
+                    vals[ps as usize] += v;
+                }
+            }
+        };
+        let threads = rayon::current_num_threads();
+        if threads <= 1 || slots.len() < parallel_min {
+            for (si, slot) in slots.iter().enumerate() {
+                let el = slot.element.as_ref();
+                let nl = el.n_loc();
+                gather(slot, &mut sp.local[..np * nl]);
+                sp.st.slot_terms(
+                    el,
+                    h,
+                    &sp.local[..np * nl],
+                    1,
+                    tangent,
+                    &mut sp.sc,
+                    &mut sp.terms,
+                );
+                sp.dissipated += sp.terms.dissipated;
+                scatter(si, &sp.terms, rq, &mut values, &sp.pos_offset, &sp.pos);
+            }
+            return;
+        }
+        let n_loc = slots.iter().map(|s| s.element.n_loc()).max().unwrap_or(0);
+        let batch_len = STRAIN_BATCH.min(slots.len());
+        let StrainPart {
+            st,
+            batch,
+            pos_offset,
+            pos,
+            dissipated,
+            ..
+        } = sp;
+        if batch.len() < batch_len {
+            batch.resize_with(batch_len, || (vec![0.0; np * n_loc], st.terms(1)));
+        }
+        let st = &*st;
+        for first in (0..slots.len()).step_by(STRAIN_BATCH) {
+            let chunk = &slots[first..(first + STRAIN_BATCH).min(slots.len())];
+            batch[..chunk.len()]
+                .par_iter_mut()
+                .zip(chunk.par_iter())
+                .for_each_init(
+                    || st.scratch(),
+                    |sc, ((local, terms), slot)| {
+                        let el = slot.element.as_ref();
+                        let nl = el.n_loc();
+                        gather(slot, &mut local[..np * nl]);
+                        st.slot_terms(el, h, &local[..np * nl], 1, tangent, sc, terms);
+                    },
+                );
+            for (k, (_, terms)) in batch[..chunk.len()].iter().enumerate() {
+                *dissipated += terms.dissipated;
+                scatter(first + k, terms, rq, &mut values, pos_offset, pos);
+            }
+        }
+    }
+
+    /// Stop criterion: `Σ_k ‖(R_q^k, R_λ^k)‖₂` over the test functions, the norm of the full
+    /// form ([`crate::discretize::PetrovGalerkinBlock::residual_norm`]) with its velocity rows at zero.
+    pub fn residual_norm(&self, r: &[f64]) -> f64 {
+        let mut sq = [0.0f64; 8];
+        let mut big = Vec::new();
+        let acc: &mut [f64] = if self.p <= sq.len() {
+            &mut sq[..self.p]
+        } else {
+            big.resize(self.p, 0.0);
+            &mut big
+        };
+        for (&k, &v) in self.slot_of.iter().zip(r) {
+            acc[k as usize] += v * v;
+        }
+        acc.iter().map(|s| s.sqrt()).sum()
+    }
+}
