@@ -1,22 +1,14 @@
-//! `run`/`demo crane`/`check` for crane scenarios (`problem = "crane"`, issue 17): solve the
-//! rope's inverse dynamics, replay the suspension motion in the forward string model, then
-//! write `suspension.csv`, `payload.csv`, the ParaView series `rope.pvd`, `suspension.png`,
-//! `payload.png` and `summary.json`.
+//! `run`/`demo crane`/`check` for crane scenarios (`problem = "crane"`, issue 17): a thin
+//! wrapper of [`stmech_app::crane`] (solve, closed-loop replay, files) with the messages and
+//! exit codes.
 
 use crate::Failure;
-use crate::plots::{Series, xy_chart};
 use crate::run::output_failure;
-use anyhow::Context;
-use serde_json::json;
-use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Instant;
-use stmech::inverse::crane::{self, CraneError, CraneSolution, CraneTracking};
 use stmech::io::inverse_scenario::crane::CraneScenario;
-use stmech::io::output::{OutputDir, write_json};
-
-/// Largest number of VTK snapshots (`rope_NNNN.vtu`) a run writes, besides the last.
-const VTK_FRAMES: usize = 200;
+use stmech::io::output::OutputDir;
+use stmech_app::crane::{GOAL_NOT_REACHED, failed_summary, is_input_error, rigid_difference};
 
 /// Built-in crane demo.
 pub const DEMO_SCENARIO: &str = include_str!("../../../examples/crane/01_swing_free_transfer.toml");
@@ -60,48 +52,21 @@ pub fn run_demo(
     run(&s, out, force, plots)
 }
 
-fn failed_summary(s: &CraneScenario, e: &CraneError, secs: f64) -> serde_json::Value {
-    let history = match e {
-        CraneError::Solve(stmech::inverse::InverseError::NewtonFailed { history, .. }) => {
-            json!(history)
-        }
-        _ => serde_json::Value::Null,
-    };
-    json!({
-        "stmech_version": env!("CARGO_PKG_VERSION"),
-        "status": "failed",
-        "problem": "crane",
-        "error": e.to_string(),
-        "newton_residuals": history,
-        "scenario": { "origin": s.origin, "input": s.echo },
-        "wall_time_seconds": secs,
-    })
-}
-
 /// Solves and writes all outputs.
 pub fn run(s: &CraneScenario, out: PathBuf, force: bool, plots: bool) -> Result<(), Failure> {
     let started = Instant::now();
     let dir = OutputDir::prepare(&out, force).map_err(output_failure)?;
     errln!("stmech: {}", describe(s).trim_start_matches("ok: "));
     let t = Instant::now();
-    let path = s.trajectory.as_ref();
-    let result = crane::solve_crane(&s.rope, &s.mesh, path, &s.newton);
+    let result = stmech_app::crane::solve(s);
     let secs = t.elapsed().as_secs_f64();
     let sol = match result {
         Ok(sol) => sol,
         Err(e) => {
-            let code = match e {
-                CraneError::Solve(stmech::inverse::InverseError::Input(_))
-                | CraneError::Solve(stmech::inverse::InverseError::MeshRatio(_))
-                | CraneError::Solve(stmech::inverse::InverseError::Trajectory(_))
-                | CraneError::Input(_)
-                | CraneError::Slack { .. }
-                | CraneError::TimeDomain { .. }
-                | CraneError::NotAtRest { .. }
-                | CraneError::NotFinite { .. }
-                | CraneError::Unresolved { .. }
-                | CraneError::MeshRatio(_) => Failure::INPUT,
-                _ => Failure::SOLVER,
+            let code = if is_input_error(&e) {
+                Failure::INPUT
+            } else {
+                Failure::SOLVER
             };
             let summary = failed_summary(s, &e, secs);
             let err = match dir.fail(&summary) {
@@ -113,69 +78,10 @@ pub fn run(s: &CraneScenario, out: PathBuf, force: bool, plots: bool) -> Result<
             return Err(Failure::new(code, err));
         }
     };
-    let output_start = Instant::now();
-    let tol = s.position_tolerance();
-    let replay = if s.verify.closed_loop {
-        let t = Instant::now();
-        Some(
-            crane::closed_loop(&sol, path, s.verify.refine).map(|r| (r, t.elapsed().as_secs_f64())),
-        )
-    } else {
-        None
-    };
-    let replayed = match &replay {
-        Some(Ok(((_, samples), _))) => Some(samples.as_slice()),
-        _ => None,
-    };
-    write_csvs(dir.path(), s, &sol, replayed).map_err(|e| Failure::new(Failure::IO, e))?;
-    let mut files = vec!["suspension.csv", "payload.csv", "rope.pvd"];
-    let n = sol.solution.t.len();
-    let stride = n.div_ceil(VTK_FRAMES).max(1);
-    let snaps: Vec<_> = (0..n)
-        .filter(|j| j % stride == 0 || *j == n - 1)
-        .map(|j| sol.snapshot(j))
-        .collect();
-    stmech::io::vtk::write_scene_series(dir.path(), "rope", &snaps)
-        .map_err(|e| Failure::new(Failure::IO, anyhow::anyhow!("writing rope.pvd: {e}")))?;
-    if plots {
-        write_plots(dir.path(), s, &sol, replayed).map_err(|e| Failure::new(Failure::IO, e))?;
-        files.extend(["suspension.png", "payload.png"]);
-    }
-    let mut summary = summary_ok(s, &sol, secs);
-    let mut failed = None;
-    match &replay {
-        None => {
-            summary["payload_tracking"] =
-                json!({ "status": "not verified (verify.closed_loop = false)" })
-        }
-        Some(Ok(((r, _), seconds))) => {
-            summary["payload_tracking"] = tracking_json(r, tol, *seconds);
-            if r.max_deviation > tol {
-                failed = Some(format!(
-                    "the result does not reach its goal: driven by the computed suspension \
-                     motion, the forward rope ({} elements, Δt = {:.3e} s) moves the payload up \
-                     to {:.3e} m from the path (at t = {:.3} s; tolerance {tol:.3e} m). Remedy: \
-                     refine the mesh (mesh.resolution), slow the manoeuvre down, or raise \
-                     verify.position_tolerance",
-                    r.elements_s, r.dt, r.max_deviation, r.at
-                ));
-            }
-        }
-        Some(Err(e)) => {
-            summary["payload_tracking"] = json!({ "status": "failed", "error": e.to_string() });
-            failed = Some(format!(
-                "the forward replay of the suspension motion failed: {e}"
-            ));
-        }
-    }
-    summary["output_wall_time_seconds"] = output_start.elapsed().as_secs_f64().into();
-    if let Some(msg) = &failed {
-        summary["status"] = json!(crate::inverse_run::GOAL_NOT_REACHED);
-        summary["error"] = json!(msg);
-    }
-    write_json(&dir.file("summary.json"), &summary).map_err(output_failure)?;
-    files.push("summary.json");
+    let written = stmech_app::crane::write_results(s, &sol, secs, &dir, plots)
+        .map_err(crate::run::app_failure)?;
     let out = dir.commit().map_err(output_failure)?;
+    let summary = &written.summary;
     outln!(
         "Newton (started from {}): {} iterations, residuals {}",
         sol.solution.newton.start.name(),
@@ -199,7 +105,8 @@ pub fn run(s: &CraneScenario, out: PathBuf, force: bool, plots: bool) -> Result<
             .as_f64()
             .unwrap_or(f64::NAN),
     );
-    match &replay {
+    let tol = s.position_tolerance();
+    match &written.replay {
         Some(Ok(((r, _), _))) => outln!(
             "payload tracking (closed loop: the suspension motion drives the forward rope, {} \
              elements, Δt = {:.3e} s): max deviation {:.3e} m at t = {:.3} s (tolerance {tol:.3e} m)",
@@ -215,200 +122,16 @@ pub fn run(s: &CraneScenario, out: PathBuf, force: bool, plots: bool) -> Result<
         "wall time: {secs:.3} s solve, {:.3} s total",
         started.elapsed().as_secs_f64()
     );
-    outln!("output: {} ({})", out.display(), files.join(", "));
-    match failed {
+    outln!("output: {} ({})", out.display(), written.files.join(", "));
+    match written.failure {
         None => Ok(()),
         Some(msg) => Err(Failure::new(
             Failure::GOAL_NOT_REACHED,
             anyhow::anyhow!(
                 "{msg}\nThe results are written to {} for inspection; summary.json says \
-                 status = \"{}\".",
-                out.display(),
-                crate::inverse_run::GOAL_NOT_REACHED
+                 status = \"{GOAL_NOT_REACHED}\".",
+                out.display()
             ),
         )),
     }
-}
-
-fn norm(a: [f64; 3]) -> f64 {
-    (a[0] * a[0] + a[1] * a[1] + a[2] * a[2]).sqrt()
-}
-
-/// Largest distance of the suspension point from the rigid-rope flat output, and when.
-fn rigid_difference(s: &CraneScenario, sol: &CraneSolution) -> (f64, f64) {
-    let rope = sol.solution.beam;
-    (0..sol.solution.t.len()).fold((0.0, 0.0), |(m, at), j| {
-        let t = sol.solution.t[j];
-        let (x, r) = (
-            sol.suspension(j),
-            crane::rigid_suspension(&rope, s.trajectory.as_ref(), t),
-        );
-        let d = norm([x[0] - r[0], x[1] - r[1], x[2] - r[2]]);
-        if d > m { (d, t) } else { (m, at) }
-    })
-}
-
-fn tracking_json(r: &CraneTracking, tol: f64, seconds: f64) -> serde_json::Value {
-    json!({
-        "status": if r.max_deviation <= tol { "ok" } else { "above tolerance" },
-        "max_deviation_m": r.max_deviation,
-        "at_time_s": r.at,
-        "tolerance_m": tol,
-        "payload_travel_m": r.travel,
-        "forward_elements": r.elements_s,
-        "forward_dt_s": r.dt,
-        "forward_model": "linear elements, tension-only law, midpoint discrete gradient",
-        "seconds": seconds,
-    })
-}
-
-fn summary_ok(s: &CraneScenario, sol: &CraneSolution, secs: f64) -> serde_json::Value {
-    let st = &sol.solution;
-    let n = st.t.len();
-    let peak = |f: &dyn Fn(usize) -> f64| (0..n).map(f).fold(0.0f64, f64::max);
-    let (dx, dx_at) = rigid_difference(s, sol);
-    let rope = st.beam;
-    json!({
-        "stmech_version": env!("CARGO_PKG_VERSION"),
-        "status": "ok",
-        "problem": "crane",
-        "method": "space-time",
-        "rope": rope,
-        "mesh": st.mesh,
-        "mesh_ratio": {
-            "courant": sol.courant,
-            "slowest_transverse_speed_m_per_s": crane::slowest_speed(&rope, &sol.path),
-            "axial_speed_m_per_s": rope.axial_speed(),
-            "limit": stmech::inverse::mesh_ratio::LIMIT,
-        },
-        "travel_time_s": rope.travel_time(),
-        "path": sol.path,
-        "min_stretch": sol.min_stretch,
-        "newton": st.newton,
-        "suspension": {
-            "sign_convention": "force = the force the suspension point applies to the rope (N)",
-            "peak_speed": peak(&|j| norm(sol.suspension_velocity(j))),
-            "peak_acceleration": peak(&|j| norm(sol.suspension_acceleration(j))),
-            "peak_force": peak(&|j| norm(st.actuation[j])),
-            "max_distance_from_rigid_rope_m": dx,
-            "max_distance_from_rigid_rope_at_s": dx_at,
-        },
-        "scenario": { "origin": s.origin, "input": s.echo },
-        "wall_time_seconds": secs,
-    })
-}
-
-fn write_csvs(
-    dir: &Path,
-    s: &CraneScenario,
-    sol: &CraneSolution,
-    replayed: Option<&[[f64; 3]]>,
-) -> anyhow::Result<()> {
-    let st = &sol.solution;
-    let path = dir.join("suspension.csv");
-    let mut w = std::io::BufWriter::new(
-        std::fs::File::create(&path).with_context(|| format!("creating {}", path.display()))?,
-    );
-    writeln!(w, "t,x,y,z,v_x,v_y,v_z,a_x,a_y,a_z,f_x,f_y,f_z")?;
-    for j in 0..st.t.len() {
-        let (x, v, a, f) = (
-            sol.suspension(j),
-            sol.suspension_velocity(j),
-            sol.suspension_acceleration(j),
-            st.actuation[j],
-        );
-        writeln!(
-            w,
-            "{},{},{},{},{},{},{},{},{},{},{},{},{}",
-            st.t[j], x[0], x[1], x[2], v[0], v[1], v[2], a[0], a[1], a[2], f[0], f[1], f[2]
-        )?;
-    }
-    w.flush()?;
-    let path = dir.join("payload.csv");
-    let mut w = std::io::BufWriter::new(
-        std::fs::File::create(&path).with_context(|| format!("creating {}", path.display()))?,
-    );
-    writeln!(
-        w,
-        "t,prescribed_x,prescribed_y,prescribed_z,achieved_x,achieved_y,achieved_z,deviation"
-    )?;
-    for j in 0..st.t.len() {
-        let y = s.trajectory.pose(st.t[j]);
-        // achieved: the forward replay if it ran, else the inverse solution itself
-        let p = replayed
-            .and_then(|r| r.get(j).copied())
-            .unwrap_or_else(|| st.x_at(st.mesh.elements_s, j));
-        let d = norm([p[0] - y[0], p[1] - y[1], p[2] - y[2]]);
-        writeln!(
-            w,
-            "{},{},{},{},{},{},{},{d}",
-            st.t[j], y[0], y[1], y[2], p[0], p[1], p[2]
-        )?;
-    }
-    w.flush()?;
-    Ok(())
-}
-
-fn write_plots(
-    dir: &Path,
-    s: &CraneScenario,
-    sol: &CraneSolution,
-    replayed: Option<&[[f64; 3]]>,
-) -> anyhow::Result<()> {
-    let st = &sol.solution;
-    let rope = st.beam;
-    let names = ["x", "y", "z"];
-    let mut series = Vec::new();
-    for (c, name) in names.iter().enumerate() {
-        series.push(Series {
-            label: format!("suspension {name}"),
-            points: (0..st.t.len())
-                .map(|j| (st.t[j], sol.suspension(j)[c]))
-                .collect(),
-        });
-        series.push(Series {
-            label: format!("rigid rope {name}"),
-            points: (0..st.t.len())
-                .map(|j| {
-                    let t = st.t[j];
-                    (
-                        t,
-                        crane::rigid_suspension(&rope, s.trajectory.as_ref(), t)[c],
-                    )
-                })
-                .collect(),
-        });
-    }
-    xy_chart(
-        &dir.join("suspension.png"),
-        "Suspension point: computed (flexible rope) and rigid-rope flat output",
-        "t (s)",
-        "position (m)",
-        &series,
-    )?;
-    let mut series = Vec::new();
-    for (c, name) in names.iter().enumerate() {
-        series.push(Series {
-            label: format!("prescribed {name}"),
-            points: (0..st.t.len())
-                .map(|j| (st.t[j], s.trajectory.pose(st.t[j])[c]))
-                .collect(),
-        });
-        if let Some(r) = replayed {
-            series.push(Series {
-                label: format!("achieved (forward replay) {name}"),
-                points: (0..st.t.len().min(r.len()))
-                    .map(|j| (st.t[j], r[j][c]))
-                    .collect(),
-            });
-        }
-    }
-    xy_chart(
-        &dir.join("payload.png"),
-        "Payload: prescribed path and the forward replay",
-        "t (s)",
-        "position (m)",
-        &series,
-    )?;
-    Ok(())
 }
