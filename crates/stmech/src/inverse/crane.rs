@@ -287,11 +287,13 @@ pub fn check_time_domain(
 pub fn check_resolution(path: &dyn TipTrajectory, mesh: &SpaceTimeMesh) -> Result<(), CraneError> {
     let ht = mesh.ht();
     match path.motion_interval() {
-        Some((on, off)) if !(off - on >= 4.0 * ht) => Err(CraneError::Unresolved {
-            duration: off - on,
-            ht,
-            min: 4.0 * ht,
-        }),
+        Some((on, off)) if (off - on).is_nan() || off - on < 4.0 * ht => {
+            Err(CraneError::Unresolved {
+                duration: off - on,
+                ht,
+                min: 4.0 * ht,
+            })
+        }
         _ => Ok(()),
     }
 }
