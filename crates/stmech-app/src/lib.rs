@@ -11,11 +11,14 @@
 //! * [`statics`]: the same systems in equilibrium (`nodes.csv`, `load_steps.csv`, ...);
 //! * [`beam`]: the planar beam (`tip.csv`, `energy.csv`, `beam.pvd`, `shapes.png`);
 //! * [`inverse`]: inverse dynamics of a beam (`actuation.csv`, `tip.csv`, the closed-loop
-//!   verification, `actuation.png`, `snapshots.png`).
+//!   verification, `actuation.png`, `snapshots.png`);
+//! * [`crane`]: inverse dynamics of a rope with a payload (`suspension.csv`, `payload.csv`,
+//!   `rope.pvd`, the closed-loop replay, `suspension.png`, `payload.png`).
 //!
 //! Nothing here prints: progress, messages and exit codes belong to the front ends.
 
 pub mod beam;
+pub mod crane;
 pub mod error;
 pub mod inverse;
 pub mod multibody;

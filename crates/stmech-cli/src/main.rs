@@ -12,6 +12,7 @@ mod beam_run;
 mod compare;
 mod conditioning;
 mod convergence;
+mod crane_run;
 mod inverse_run;
 mod limits;
 use stmech_app::plots;
@@ -65,8 +66,12 @@ enum Command {
         #[arg(long, value_name = "SIZE", value_parser = limits::parse_max_memory)]
         max_memory: Option<MemoryLimit>,
     },
-    /// Run the built-in demo (examples/beam_inverse/example_3_2.toml: [I] Example 3.2).
+    /// Run a built-in demo: by default examples/beam_inverse/example_3_2.toml ([I] Example
+    /// 3.2); `stmech demo crane` runs examples/crane/01_swing_free_transfer.toml.
     Demo {
+        /// Which demo: `beam-inverse` (default) or `crane`.
+        #[arg(value_name = "DEMO", value_parser = ["beam-inverse", "crane"])]
+        which: Option<String>,
         /// Output directory.
         #[arg(long, value_name = "DIR", default_value = "out/demo")]
         out: PathBuf,
@@ -219,13 +224,26 @@ fn main() -> ExitCode {
                     AnyScenario::BeamInverse(s) => {
                         inverse_run::run(&s, out, force, s.plots && !no_plots)
                     }
+                    AnyScenario::Crane(s) => crane_run::run(&s, out, force, s.plots && !no_plots),
                 })
         }
         Command::Demo {
+            which,
             out,
             force,
             max_memory,
-        } => inverse_run::run_demo(out, force, limits::limit(max_memory)),
+        } => match which.as_deref() {
+            Some("crane") => crane_run::run_demo(
+                if out == Path::new("out/demo") {
+                    PathBuf::from("out/demo-crane")
+                } else {
+                    out
+                },
+                force,
+                limits::limit(max_memory),
+            ),
+            _ => inverse_run::run_demo(out, force, limits::limit(max_memory)),
+        },
         Command::Convergence { out, force } => convergence::run(&out, force),
         Command::Conditioning { out, force } => conditioning::run(&out, force),
         Command::WorkPrecision {
@@ -352,6 +370,7 @@ fn describe_scenario(s: &AnyScenario) -> String {
         }
         AnyScenario::Beam(s) => beam_run::describe(s),
         AnyScenario::BeamInverse(s) => inverse_run::describe(s),
+        AnyScenario::Crane(s) => crane_run::describe(s),
     }
 }
 

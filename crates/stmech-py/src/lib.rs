@@ -163,6 +163,10 @@ fn solve(source: input::Source, inner: std::sync::Arc<AnyScenario>) -> Result<So
                 solve_seconds: secs,
             })))
         }
+        AnyScenario::Crane(_) => Err(Failed::Solver(
+            "problem = \"crane\" cannot be solved from Python yet; use `stmech run` (issue 17)"
+                .into(),
+        )),
         AnyScenario::BeamInverse(s) => {
             let run = stmech_app::inverse::solve(s).map_err(|e| {
                 if stmech_app::inverse::is_input_error(&e) {

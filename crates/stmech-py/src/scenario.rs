@@ -28,6 +28,7 @@ pub fn problem_name(s: &AnyScenario) -> &'static str {
         AnyScenario::Multibody(_) => "multibody",
         AnyScenario::Beam(_) => "beam",
         AnyScenario::BeamInverse(_) => "beam-inverse",
+        AnyScenario::Crane(_) => "crane",
     }
 }
 

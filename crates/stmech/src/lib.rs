@@ -23,5 +23,6 @@ pub mod math;
 pub mod model;
 pub mod resources;
 pub mod solve;
+pub mod string;
 
 pub use error::Error;

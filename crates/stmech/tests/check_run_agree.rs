@@ -44,7 +44,7 @@ const CAPS: &[(&str, i64)] = &[
 /// Every example scenario with its sizes capped, so that a solve takes milliseconds.
 fn corpus() -> Vec<(String, String)> {
     let mut out = Vec::new();
-    for kind in ["rigid_body", "multibody", "beam", "beam_inverse"] {
+    for kind in ["rigid_body", "multibody", "beam", "beam_inverse", "crane"] {
         let mut files: Vec<PathBuf> = std::fs::read_dir(examples_dir().join(kind))
             .unwrap()
             .map(|e| e.unwrap().path())
@@ -55,7 +55,11 @@ fn corpus() -> Vec<(String, String)> {
             let text = std::fs::read_to_string(&f).unwrap();
             let shrunk: Vec<String> = text.lines().map(shrink_line).collect();
             // the inverse problem has the most checks shared with its solvers: weight it
-            let copies = if kind == "beam_inverse" { 4 } else { 1 };
+            let copies = match kind {
+                "beam_inverse" => 4,
+                "crane" => 2,
+                _ => 1,
+            };
             for _ in 0..copies {
                 out.push((f.display().to_string(), shrunk.join("\n")));
             }
@@ -368,6 +372,26 @@ fn run(s: &AnyScenario, moderate: bool) -> Result<(), String> {
                 _ => Ok(()),
             }
         }
+        AnyScenario::Crane(s) => {
+            use stmech::inverse::crane::{CraneError, solve_crane};
+            match solve_crane(&s.rope, &s.mesh, s.trajectory.as_ref(), &s.newton) {
+                Err(
+                    e @ (CraneError::Input(_)
+                    | CraneError::Slack { .. }
+                    | CraneError::TimeDomain { .. }
+                    | CraneError::NotAtRest { .. }
+                    | CraneError::NotFinite { .. }
+                    | CraneError::Unresolved { .. }
+                    | CraneError::MeshRatio(_)
+                    | CraneError::Solve(
+                        InverseError::Input(_)
+                        | InverseError::MeshRatio(_)
+                        | InverseError::Trajectory(_),
+                    )),
+                ) => Err(format!("run refused what check accepted: {e}")),
+                _ => Ok(()),
+            }
+        }
     }
 }
 
@@ -382,7 +406,7 @@ fn cheap(s: &AnyScenario) -> bool {
 struct Tally {
     drawn: usize,
     accepted: usize,
-    solved: [usize; 3],
+    solved: [usize; 4],
 }
 
 #[test]
@@ -412,6 +436,7 @@ fn what_check_accepts_run_does_not_refuse() {
                     AnyScenario::Multibody(_) => 0,
                     AnyScenario::Beam(_) => 1,
                     AnyScenario::BeamInverse(_) => 2,
+                    AnyScenario::Crane(_) => 3,
                 }] += 1;
                 drop(t);
                 let verdict = run(&s, moderate(&text));

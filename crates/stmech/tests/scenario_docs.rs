@@ -21,6 +21,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use stmech::io::beam_scenario::BeamScenario;
 use stmech::io::inverse_scenario::InverseScenario;
+use stmech::io::inverse_scenario::crane::CraneScenario;
 use stmech::io::scenario::{Scenario, ScenarioError};
 
 const PROBE: &str = "zzz_probe";
@@ -35,7 +36,7 @@ struct ProblemType {
     parse: Parser,
 }
 
-fn problem_types() -> [ProblemType; 3] {
+fn problem_types() -> [ProblemType; 4] {
     [
         ProblemType {
             name: "multibody (no `problem` key)",
@@ -54,6 +55,11 @@ fn problem_types() -> [ProblemType; 3] {
                 let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples");
                 InverseScenario::from_toml_str(t, "probe", &dir).map(|_| ())
             },
+        },
+        ProblemType {
+            name: "crane",
+            heading: "## Crane: problem = \"crane\"",
+            parse: |t| CraneScenario::from_toml_str(t, "probe").map(|_| ()),
         },
     ]
 }
@@ -370,7 +376,13 @@ fn documented_examples_are_valid() {
 /// variants and enum values (so an empty result cannot pass silently).
 #[test]
 fn probing_finds_nested_fields_and_enum_values() {
-    let [multibody, beam, inverse] = problem_types();
+    let [multibody, beam, inverse, crane] = problem_types();
+    let c = accepted(&crane);
+    assert_eq!(c["problem"], ["crane"]);
+    assert!(
+        c.contains_key("rope.payload_mass") && c.contains_key("verify.refine"),
+        "{c:?}"
+    );
     let m = accepted(&multibody);
     assert_eq!(
         m["method.kind"],

@@ -41,6 +41,16 @@
 //! ```
 //!
 //! The kernel writes into caller-owned fixed-size arrays and allocates nothing.
+//!
+//! # Other continua (issue 17)
+//! The element is generic over a [`PointLaw`]: what a body gives at one stiffness point,
+//! the generalised stresses `g` and their symmetric Hessian `∂g/∂e` in the same four strain
+//! variables `e = (x1', x2', x3, x3')` of its three unknowns per point. The planar beam
+//! ([`BeamPointLaw`]) reads them as `(r1', r2', θ, θ')`; the geometrically exact string
+//! ([`crate::string::StringPointLaw`]) as `(r1', r2', r3, r3')` with `g = (n1, n2, 0, n3)`
+//! (its energy does not depend on the value `r3`). The Hessian has the ten entries of
+//! [`HESSIAN_LEN`]; the beam's last three are zero, the string's `∂n3/∂r1'`, `∂n3/∂r2'` are
+//! not.
 
 use crate::basis::GaussLegendre;
 use crate::beam::section::{
@@ -59,6 +69,26 @@ pub enum ElementError {
         /// The offending stretch.
         nu: f64,
     },
+}
+
+/// Entries of the symmetric Hessian `∂g/∂e` at a stiffness point, in the order
+/// `(h00, h01, h11, h02, h12, h22, h33, h03, h13, h23)`.
+pub const HESSIAN_LEN: usize = 10;
+
+/// What a continuum gives the bilinear space-time element at one stiffness point: its
+/// inertia per unit length and its generalised stresses with their Hessian (module docs).
+pub trait PointLaw: std::fmt::Debug + Send + Sync {
+    /// Inertia per unit length `A` of the three unknowns (`[I]` Eq. 1).
+    fn inertia(&self) -> [f64; 3];
+    /// Generalised stresses `g` and, if `tangent`, the Hessian entries ([`HESSIAN_LEN`]) at
+    /// the strain variables `e`. Fails where the law is undefined (zero length).
+    fn stress_point(
+        &self,
+        e: [f64; 4],
+        tangent: bool,
+    ) -> Result<([f64; 4], [f64; HESSIAN_LEN]), ElementError>;
+    /// Stored energy per unit length at `e` (J/m).
+    fn energy_density(&self, e: [f64; 4]) -> f64;
 }
 
 /// A space-time element: local residual and tangent of its weak form.
@@ -110,49 +140,104 @@ fn points(hs: f64, ht: f64, ns: usize, nt: usize) -> Vec<Point> {
     out
 }
 
-/// The bilinear space-time element of the planar beam on a rectangle `hs × ht`.
+/// The bilinear space-time element of a continuum with the point law `L` on a rectangle
+/// `hs × ht`.
 #[derive(Clone, Debug)]
-pub struct BeamSpaceTimeElement {
+pub struct BilinearElement<L> {
+    law: L,
+    inertia_points: Vec<Point>,
+    stiffness_points: Vec<Point>,
+}
+
+/// The bilinear space-time element of the planar beam.
+pub type BeamSpaceTimeElement = BilinearElement<BeamPointLaw>;
+
+/// The planar beam's point law: section, stored energy, straight stress-free reference.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BeamPointLaw {
     section: SectionProperties,
     law: ConstitutiveLaw,
     reference: ReferenceStrains,
-    inertia_points: Vec<Point>,
-    stiffness_points: Vec<Point>,
 }
 
 impl BeamSpaceTimeElement {
     /// Element of size `hs` (m) by `ht` (s) for a straight stress-free reference.
     pub fn new(section: SectionProperties, law: ConstitutiveLaw, hs: f64, ht: f64) -> Self {
+        Self::with_law(
+            BeamPointLaw {
+                section,
+                law,
+                reference: ReferenceStrains::STRAIGHT,
+            },
+            hs,
+            ht,
+        )
+    }
+}
+
+impl<L: PointLaw> BilinearElement<L> {
+    /// Element of size `hs` (m) by `ht` (s) for the point law `law`.
+    pub fn with_law(law: L, hs: f64, ht: f64) -> Self {
         Self {
-            section,
             law,
-            reference: ReferenceStrains::STRAIGHT,
             inertia_points: points(hs, ht, 2, 2),
             stiffness_points: points(hs, ht, 1, 2),
         }
+    }
+
+    /// The point law.
+    pub fn law(&self) -> &L {
+        &self.law
+    }
+
+    /// Stresses and Hessian at one stiffness point ([`PointLaw::stress_point`]).
+    #[inline]
+    pub fn stress_point(
+        &self,
+        e: [f64; 4],
+        tangent: bool,
+    ) -> Result<([f64; 4], [f64; HESSIAN_LEN]), ElementError> {
+        self.law.stress_point(e, tangent)
     }
 
     /// Stored energy `∫ Ψ ds` of one space element with end values `x_a`, `x_b` (J); the
     /// same one-point rule as the stiffness term, so it is the energy the discrete
     /// equations conserve (or not).
     pub fn strain_energy(&self, hs: f64, xa: [f64; 3], xb: [f64; 3]) -> f64 {
-        let dr = [(xb[0] - xa[0]) / hs, (xb[1] - xa[1]) / hs];
-        let th = 0.5 * (xa[2] + xb[2]);
-        let e = strains(dr, th, (xb[2] - xa[2]) / hs);
-        hs * self.law.energy(&self.section, e, self.reference)
+        let e = [
+            (xb[0] - xa[0]) / hs,
+            (xb[1] - xa[1]) / hs,
+            0.5 * (xa[2] + xb[2]),
+            (xb[2] - xa[2]) / hs,
+        ];
+        hs * self.law.energy_density(e)
+    }
+}
+
+impl PointLaw for BeamPointLaw {
+    fn inertia(&self) -> [f64; 3] {
+        [self.section.rho_a, self.section.rho_a, self.section.rho_i]
+    }
+
+    fn energy_density(&self, e: [f64; 4]) -> f64 {
+        self.law.energy(
+            &self.section,
+            strains([e[0], e[1]], e[2], e[3]),
+            self.reference,
+        )
     }
 
     /// The generalised stresses `g = (n1, n2, −r'×n, M)` at one stiffness point from the strain
     /// variables `e = (r1', r2', θ, θ')` and, if `tangent`, the entries of their symmetric
-    /// Hessian `∂g/∂e` (module docs) in the order `(h00, h01, h11, h02, h12, h22, h33)` (the
-    /// others are zero): one `sin_cos` and one evaluation of the law. Fails where the law is
+    /// Hessian `∂g/∂e` (module docs) in the order of [`HESSIAN_LEN`] (`h03 = h13 = h23 = 0`
+    /// for the beam): one `sin_cos` and one evaluation of the law. Fails where the law is
     /// not defined (log law: `ν ≤ 0`) or the stretch is not finite.
     #[inline]
-    pub fn stress_point(
+    fn stress_point(
         &self,
         e: [f64; 4],
         tangent: bool,
-    ) -> Result<([f64; 4], [f64; 7]), ElementError> {
+    ) -> Result<([f64; 4], [f64; HESSIAN_LEN]), ElementError> {
         let th = e[2];
         let (sn, cs) = th.sin_cos();
         // strains (crate::beam::section::strains, with the sine and cosine computed once)
@@ -173,7 +258,7 @@ impl BeamSpaceTimeElement {
             nn * ga - qq * nu,
             res.moment,
         ];
-        let mut h = [0.0; 7];
+        let mut h = [0.0; HESSIAN_LEN];
         if tangent {
             let (dn, dq) = (res.d_axial, res.d_shear);
             // ∂n/∂r' = N_ν d3⊗d3 + GA d1⊗d1
@@ -189,14 +274,9 @@ impl BeamSpaceTimeElement {
         }
         Ok((g, h))
     }
-
-    /// Inertia `A = diag(ρA, ρA, ρI)`.
-    fn inertia(&self) -> [f64; 3] {
-        [self.section.rho_a, self.section.rho_a, self.section.rho_i]
-    }
 }
 
-impl SpaceTimeElement for BeamSpaceTimeElement {
+impl<L: PointLaw> SpaceTimeElement for BilinearElement<L> {
     fn residual_into(
         &self,
         q: &[f64; N_DOF],
@@ -209,7 +289,7 @@ impl SpaceTimeElement for BeamSpaceTimeElement {
                 row.fill(0.0);
             }
         }
-        let a_in = self.inertia();
+        let a_in = self.law.inertia();
         // R1 = ∫ N_a (∂t x − v), R2 ⊃ ∫ N_a A ∂t v  (2 × 2 Gauss, exact).
         for p in &self.inertia_points {
             let mut x_t = [0.0; 3];
@@ -252,7 +332,7 @@ impl SpaceTimeElement for BeamSpaceTimeElement {
                 e[2] += p.n[b] * q[6 * b + 2];
                 e[3] += p.n_s[b] * q[6 * b + 2];
             }
-            let (g, hp) = self.stress_point(e, k.is_some())?;
+            let (g, hp) = self.law.stress_point(e, k.is_some())?;
             // δe of the dof (a, c): c = 0, 1 → N_a,s in slot c; c = 2 → (N_a, N_a,s) in slots 2, 3.
             for a in 0..4 {
                 let w = p.w;
@@ -272,6 +352,12 @@ impl SpaceTimeElement for BeamSpaceTimeElement {
                 h[2][1] = hp[4];
                 h[2][2] = hp[5];
                 h[3][3] = hp[6];
+                h[0][3] = hp[7];
+                h[3][0] = hp[7];
+                h[1][3] = hp[8];
+                h[3][1] = hp[8];
+                h[2][3] = hp[9];
+                h[3][2] = hp[9];
                 // δe vectors of the four nodes: rows of (N_s, N_s, N, N_s) per component.
                 let de = |a: usize, c: usize| -> [f64; 4] {
                     match c {

@@ -111,7 +111,7 @@ impl MeshRatio {
 #[error(
     "the space-time mesh violates the sideways CFL condition of the inverse problem: \
      hs = {hs:.4e} m > 2·c_min·ht = 2 × {c_min:.4e} m/s × {ht:.4e} s (sideways Courant number \
-     μ = hs/(c_min ht) = {courant:.3} > 2; c_min is the {wave} wave speed of [I] Eq. 30). \
+     μ = hs/(c_min ht) = {courant:.3} > 2; c_min is the {wave}). \
      The inverse problem carries the tip data to the base along s, and on this mesh a wave of \
      three time steps grows from element to element: the actuation would be garbage. Fix: use at most {max_elements_t} time elements \
      (ht ≥ {ht_min:.4e} s), or at least {min_elements_s} space elements (hs ≤ {hs_max:.4e} m), \
@@ -124,7 +124,7 @@ pub struct MeshRatioError {
     pub ht: f64,
     /// Slowest wave speed (m/s).
     pub c_min: f64,
-    /// Which wave that is.
+    /// Which wave speed that is (e.g. "bending wave speed of [I] Eq. 30").
     pub wave: &'static str,
     /// `μ`.
     pub courant: f64,
@@ -150,17 +150,39 @@ pub fn check(
     let hs = length / elements_s as f64;
     let ht = duration / elements_t as f64;
     let m = MeshRatio::evaluate(sec, law, 1.0, hs, ht);
-    if m.holds() {
-        return Ok(m);
+    let wave = match m.slowest_wave() {
+        "bending" => "bending wave speed of [I] Eq. 30",
+        "shear" => "shear wave speed of [I] Eq. 30",
+        _ => "axial wave speed of [I] Eq. 30",
+    };
+    check_speed(m.c_min, wave, length, duration, elements_s, elements_t)?;
+    Ok(m)
+}
+
+/// The condition `μ = hs/(c_min ht) ≤ 2` for a given slowest wave speed `c_min` named `wave`
+/// (the beam's [`check`]; the string's transverse wave at the payload, issue 17). Returns `μ`.
+pub fn check_speed(
+    c_min: f64,
+    wave: &'static str,
+    length: f64,
+    duration: f64,
+    elements_s: usize,
+    elements_t: usize,
+) -> Result<f64, MeshRatioError> {
+    let hs = length / elements_s as f64;
+    let ht = duration / elements_t as f64;
+    let courant = hs / (c_min * ht);
+    if courant <= LIMIT * (1.0 + SLACK) {
+        return Ok(courant);
     }
-    let ht_min = hs / (LIMIT * m.c_min);
-    let hs_max = LIMIT * m.c_min * ht;
+    let ht_min = hs / (LIMIT * c_min);
+    let hs_max = LIMIT * c_min * ht;
     Err(MeshRatioError {
         hs,
         ht,
-        c_min: m.c_min,
-        wave: m.slowest_wave(),
-        courant: m.courant,
+        c_min,
+        wave,
+        courant,
         max_elements_t: ((duration / ht_min) * (1.0 + SLACK)).floor().max(1.0) as usize,
         ht_min,
         min_elements_s: ((length / hs_max) * (1.0 - SLACK)).ceil().max(1.0) as usize,
@@ -177,11 +199,21 @@ pub fn auto_elements_t(
     duration: f64,
     elements_s: usize,
 ) -> usize {
-    let hs = length / elements_s as f64;
     let c_min = law
         .wave_speeds(sec, 1.0)
         .into_iter()
         .fold(f64::INFINITY, f64::min);
+    auto_elements_t_for_speed(c_min, length, duration, elements_s)
+}
+
+/// [`auto_elements_t`] for a given slowest wave speed `c_min` (m/s).
+pub fn auto_elements_t_for_speed(
+    c_min: f64,
+    length: f64,
+    duration: f64,
+    elements_s: usize,
+) -> usize {
+    let hs = length / elements_s as f64;
     ((duration * c_min / (TARGET * hs)) * (1.0 + SLACK))
         .floor()
         .max(1.0) as usize

@@ -22,9 +22,11 @@
 //! applies *to the beam* at `s = 0` (global frame), `F = −f` with `f = B ∂s x(0, t)` of
 //! `[I]` Eq. 3.
 
+pub mod body;
 pub mod characteristics;
 pub mod characteristics_solver;
 pub mod closed_loop;
+pub mod crane;
 pub mod element;
 pub mod mesh_ratio;
 pub mod methods;

@@ -35,8 +35,9 @@
 //! Only the stiffness part of `R2` is nonlinear. At each of the two stiffness points of an
 //! element (`s` at the element middle, `τ_g = ½ ∓ 1/(2√3)` in time, weight `w = ½ h_s h_t`) the
 //! element needs the generalised stresses `g = (n1, n2, −r'×n, M)` and their Hessian `H = ∂g/∂e`
-//! in the strain variables `e = (r1', r2', θ, θ')` ([`BeamSpaceTimeElement::stress_point`]):
-//! 11 numbers. With `T_0 = 1 − τ`, `T_1 = τ`, `σ = ∓1` for the left and right node of the
+//! in the strain variables `e = (r1', r2', θ, θ')` ([`BilinearElement::stress_point`]):
+//! 14 numbers (for the string of issue 17, `e = (r1', r2', r3, r3')` and `H` couples `r3'` with
+//! `r1'`, `r2'`: the entries `h03, h13` of [`HESSIAN_LEN`]; the elimination is the same). With `T_0 = 1 − τ`, `T_1 = τ`, `σ = ∓1` for the left and right node of the
 //! element and `δe(σ) du = (σ du_1 / h_s, σ du_2 / h_s, ½ du_3, σ du_3 / h_s)`:
 //!
 //! ```text
@@ -83,7 +84,7 @@
 //! faer's sparse LU on the same Newton systems; every pass reports the largest residual of the
 //! eliminated rows, `max |J du − r|` (lumped `R1`).
 
-use super::element::{BeamSpaceTimeElement, ElementError};
+use super::element::{BilinearElement, ElementError, HESSIAN_LEN, PointLaw};
 use crate::basis::GaussLegendre;
 use crate::error::SolveError;
 use crate::solve::banded::FixedBandLu;
@@ -110,26 +111,26 @@ type Band = FixedBandLu<KL, KL>;
 struct Point {
     /// `w g`.
     g: [f64; 4],
-    /// `w (h00, h01, h11, h02, h12, h22, h33)`.
-    h: [f64; 7],
+    /// `w (h00, h01, h11, h02, h12, h22, h33, h03, h13, h23)`.
+    h: [f64; HESSIAN_LEN],
 }
 
 /// Values of the Jacobian a Newton pass holds at a time on a mesh with `nt` time elements,
 /// whatever the number of space elements: the factorised bands (`U` with `2 KL` entries
 /// right of the diagonal, `KL` multipliers, reciprocal pivot, pivot index) and the residual,
 /// lumped residual and known couplings of the `2 BATCH` node columns in flight, and the
-/// stress points (11 values each, 2 per element) of their `2 (BATCH + 1)` element columns.
+/// stress points (14 values each, 2 per element) of their `2 (BATCH + 1)` element columns.
 pub(crate) fn stored_values(nt: usize) -> usize {
     let band = 6 * nt * (Band::ROW + KL + 2);
     let column = band + 9 * nt;
-    let element_column = 2 * nt * 11;
+    let element_column = 2 * nt * (4 + HESSIAN_LEN);
     2 * (BATCH * column + (BATCH + 1) * element_column)
 }
 
 /// The inverse problem on one mesh, as the streamed elimination needs it.
-pub(super) struct Problem<'a> {
-    /// The element (section, law, reference).
-    pub element: &'a BeamSpaceTimeElement,
+pub(super) struct Problem<'a, L> {
+    /// The element (its point law).
+    pub element: &'a BilinearElement<L>,
     /// Space elements.
     pub ns: usize,
     /// Time elements.
@@ -138,8 +139,12 @@ pub(super) struct Problem<'a> {
     pub hs: f64,
     /// Time step.
     pub ht: f64,
-    /// `A = (ρA, ρA, ρI)`.
+    /// `A = (ρA, ρA, ρI)` (beam), `(ρA, ρA, ρA)` (string).
     pub inertia: [f64; 3],
+    /// Constant distributed load `q` per unit length (gravity `ρA g` of the string; N/m).
+    pub load: [f64; 3],
+    /// Constant force on the tip (the payload's weight `m g`; N).
+    pub tip_load: [f64; 3],
     /// Tip law `M_tip = (m, m, J)` (zero for a free end).
     pub tip_mass: [f64; 3],
     /// `x` at `t_start` per space node (`v = 0` there).
@@ -174,8 +179,8 @@ pub(super) enum PassError {
 
 /// The streamed sideways elimination for one mesh: the problem, the time rule and the
 /// per-column work storage (`O(n_t)`).
-pub(super) struct Sideways<'a> {
-    p: Problem<'a>,
+pub(super) struct Sideways<'a, L> {
+    p: Problem<'a, L>,
     /// `T_it(τ_g)` at `[g][it]`.
     tg: [[f64; 2]; 2],
     /// Weight of a stiffness point, `w = ½ h_s h_t` (`1 × ½` on the unit square).
@@ -222,9 +227,9 @@ struct Column {
     known: Vec<[f64; 3]>,
 }
 
-impl<'a> Sideways<'a> {
+impl<'a, L: PointLaw> Sideways<'a, L> {
     /// Storage for `p`'s mesh.
-    pub(super) fn new(p: Problem<'a>) -> Self {
+    pub(super) fn new(p: Problem<'a, L>) -> Self {
         let nt = p.nt;
         let gl = GaussLegendre::new(2);
         let tg = [0, 1].map(|g| [1.0 - gl.points[g], gl.points[g]]);
@@ -421,10 +426,10 @@ impl<'a> Sideways<'a> {
                 let e = [0, 1, 2, 3].map(|c| a * lo[c] + b * hi[c]);
                 let h = &points[2 * et + g].h;
                 *zg = [
-                    h[0] * e[0] + h[1] * e[1] + h[3] * e[2],
-                    h[1] * e[0] + h[2] * e[1] + h[4] * e[2],
-                    h[3] * e[0] + h[4] * e[1] + h[5] * e[2],
-                    h[6] * e[3],
+                    h[0] * e[0] + h[1] * e[1] + h[3] * e[2] + h[7] * e[3],
+                    h[1] * e[0] + h[2] * e[1] + h[4] * e[2] + h[8] * e[3],
+                    h[3] * e[0] + h[4] * e[1] + h[5] * e[2] + h[9] * e[3],
+                    h[7] * e[0] + h[8] * e[1] + h[9] * e[2] + h[6] * e[3],
                 ];
             }
             for it in 0..2 {
@@ -518,9 +523,32 @@ impl<'a> Sideways<'a> {
         }
     }
 
-    /// Adds the linear part of `R2_i` (inertia `A M_s D_t v`, tip law, actuation) into `out`.
+    /// Adds the linear part of `R2_i` (inertia `A M_s D_t v`, tip law, actuation) and the
+    /// constant loads (`− q ∫S_i ds ∫T_j dt`, at the tip `− f_tip ∫T_j dt`) into `out`.
     fn linear_r2(&self, u: &[f64], i: usize, out: &mut [[f64; 3]]) {
         let ns = self.p.ns;
+        let (q, ft) = (self.p.load, self.p.tip_load);
+        if q != [0.0; 3] || (i == ns && ft != [0.0; 3]) {
+            let si = if i == 0 || i == ns {
+                0.5 * self.p.hs
+            } else {
+                self.p.hs
+            };
+            for j in 1..=self.p.nt {
+                let tj = if j == self.p.nt {
+                    0.5 * self.p.ht
+                } else {
+                    self.p.ht
+                };
+                for c in 0..3 {
+                    let mut f = q[c] * si;
+                    if i == ns {
+                        f += ft[c];
+                    }
+                    out[j - 1][c] -= f * tj;
+                }
+            }
+        }
         let lo = i.saturating_sub(1);
         let hi = (i + 1).min(ns);
         for ip in lo..=hi {
@@ -613,15 +641,16 @@ impl<'a> Sideways<'a> {
             let mut k = [[[0.0; 9]; 2]; 2];
             for g in 0..2 {
                 let h = &left[2 * et + g].h;
+                // δe(+)ᵀ H δe(−) per component pair (the h23 terms cancel in (2, 2))
                 let kh = [
                     s * h[0],
                     s * h[1],
-                    pr * h[3],
+                    pr * h[3] + s * h[7],
                     s * h[1],
                     s * h[2],
-                    pr * h[4],
-                    pc * h[3],
-                    pc * h[4],
+                    pr * h[4] + s * h[8],
+                    pc * h[3] + s * h[7],
+                    pc * h[4] + s * h[8],
                     0.25 * h[5] + s * h[6],
                 ];
                 for ia in 0..2 {

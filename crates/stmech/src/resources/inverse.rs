@@ -18,6 +18,7 @@ use crate::beam::section::ConstitutiveLaw;
 use crate::inverse::methods::InverseMethod;
 use crate::inverse::solver::{BeamModel, LinearSolverKind, SpaceTimeMesh};
 use crate::io::inverse_scenario::InverseScenario;
+use crate::io::inverse_scenario::crane::CraneScenario;
 
 /// Bytes per mesh node of the sideways space-time solve: three Newton vectors of 6 `f64`
 /// (measured: 143 B per node between 128 × 768 and 512 × 3072).
@@ -72,30 +73,71 @@ fn method_cost(
     let ns1 = mesh.elements_s as f64 + 1.0;
     let nt1 = mesh.elements_t as f64 + 1.0;
     let nodes = ns1 * nt1;
-    let unknowns = 6.0 * nodes;
-    let field = nodes * FIELD_NODE_BYTES;
     match method {
-        InverseMethod::SpaceTime => match solver {
-            LinearSolverKind::Sideways => {
-                // the columns in flight of the streamed elimination: O(n_t), not O(nodes)
-                let nonzeros = crate::inverse::sideways::stored_values(mesh.elements_t) as f64;
-                let levels = nonzeros * 8.0 + nt1 * SIDEWAYS_LEVEL_EXTRA_BYTES;
-                let bytes = nodes * SIDEWAYS_NODE_BYTES + levels + FEM_RUN_BYTES;
-                (bytes, unknowns, nonzeros)
-            }
-            LinearSolverKind::SparseLu => {
-                let bytes = SPARSE_COEFF * nodes.powf(SPARSE_EXPONENT);
-                // values and row indices of the factors
-                let nonzeros = bytes / 16.0;
-                (bytes + field, unknowns, nonzeros)
-            }
-        },
+        InverseMethod::SpaceTime => fem_cost(solver, mesh),
         InverseMethod::Characteristics => {
             let states = ns1 * extended_time_nodes(beam, mesh);
             // the marching system of one node is 6 × 6
             let bytes = states * CHAR_STATE_BYTES + nodes * CHAR_NODE_BYTES + CHAR_BASE_BYTES;
             (bytes, 6.0, 36.0)
         }
+    }
+}
+
+/// (peak bytes, unknowns, nonzeros) of the space-time FEM on one mesh (beam or string: the
+/// same unknowns per node and the same elimination).
+fn fem_cost(solver: LinearSolverKind, mesh: &SpaceTimeMesh) -> (f64, f64, f64) {
+    let ns1 = mesh.elements_s as f64 + 1.0;
+    let nt1 = mesh.elements_t as f64 + 1.0;
+    let nodes = ns1 * nt1;
+    let unknowns = 6.0 * nodes;
+    let field = nodes * FIELD_NODE_BYTES;
+    match solver {
+        LinearSolverKind::Sideways => {
+            // the columns in flight of the streamed elimination: O(n_t), not O(nodes)
+            let nonzeros = crate::inverse::sideways::stored_values(mesh.elements_t) as f64;
+            let levels = nonzeros * 8.0 + nt1 * SIDEWAYS_LEVEL_EXTRA_BYTES;
+            let bytes = nodes * SIDEWAYS_NODE_BYTES + levels + FEM_RUN_BYTES;
+            (bytes, unknowns, nonzeros)
+        }
+        LinearSolverKind::SparseLu => {
+            let bytes = SPARSE_COEFF * nodes.powf(SPARSE_EXPONENT);
+            // values and row indices of the factors
+            let nonzeros = bytes / 16.0;
+            (bytes + field, unknowns, nonzeros)
+        }
+    }
+}
+
+/// `stmech run` of a crane scenario: the space-time FEM (the rope has the beam's unknowns per
+/// node) plus the solution fields; the forward replay holds one rope state.
+pub(super) fn estimate_crane(s: &CraneScenario) -> Estimate {
+    let (bytes, unknowns, nonzeros) = fem_cost(s.newton.linear_solver, &s.mesh);
+    let nt1 = s.mesh.elements_t as f64 + 1.0;
+    let driver = if s.mesh_auto {
+        Driver {
+            field: "mesh.resolution",
+            value: s.mesh.elements_s as f64,
+            direction: Direction::Reduce,
+            exponent: 2.0,
+            fixed_bytes: BASE_BYTES,
+        }
+    } else {
+        Driver {
+            field: "mesh.elements_t",
+            value: s.mesh.elements_t as f64,
+            direction: Direction::Reduce,
+            exponent: 1.0,
+            fixed_bytes: BASE_BYTES,
+        }
+    };
+    Estimate {
+        unknowns: sat(unknowns),
+        nonzeros: sat(nonzeros),
+        time_nodes: sat(nt1),
+        peak_bytes: sat(BASE_BYTES + bytes),
+        output_bytes: sat(output_bytes(&s.mesh)),
+        driver,
     }
 }
 

@@ -124,7 +124,13 @@ pub fn estimate(scenario: &AnyScenario) -> Estimate {
         AnyScenario::Multibody(s) => multibody::estimate(s),
         AnyScenario::Beam(s) => beam::estimate(s),
         AnyScenario::BeamInverse(s) => inverse::estimate(s, s.method),
+        AnyScenario::Crane(s) => inverse::estimate_crane(s),
     }
+}
+
+/// Estimates `stmech run` on a crane scenario (e.g. the built-in crane demo).
+pub fn estimate_crane(scenario: &crate::io::inverse_scenario::crane::CraneScenario) -> Estimate {
+    inverse::estimate_crane(scenario)
 }
 
 /// Estimates `stmech run` on a beam-inverse scenario (e.g. the built-in demo).

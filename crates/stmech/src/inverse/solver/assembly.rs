@@ -3,12 +3,12 @@
 //! constraint), and the Newton starts.
 
 use super::linear::JacobianSink;
-use super::{BeamModel, InverseError, NewtonHistory, SpaceTimeMesh, SpaceTimeSolution, TipLaw};
+use super::{InverseError, NewtonHistory, SpaceTimeMesh, SpaceTimeSolution};
 use crate::basis::GaussLegendre;
-use crate::beam::section::{ReferenceStrains, strains};
 use crate::discretize::pattern::SKIP;
 use crate::error::InputError;
-use crate::inverse::element::{BeamSpaceTimeElement, ElementError, N_DOF, SpaceTimeElement};
+use crate::inverse::body::InverseBody;
+use crate::inverse::element::{BilinearElement, ElementError, N_DOF, SpaceTimeElement};
 use crate::inverse::sideways::{Problem, Sideways};
 use crate::inverse::trajectory::TipTrajectory;
 use rayon::prelude::*;
@@ -43,11 +43,11 @@ impl Default for ElementOutput {
 }
 
 /// Assembler for one mesh: element, dof maps, CSC positions.
-pub(super) struct Assembly<'a> {
-    pub(super) beam: BeamModel,
+pub(super) struct Assembly<'a, B: InverseBody> {
+    pub(super) beam: B,
     pub(super) mesh: SpaceTimeMesh,
     pub(super) mode: Mode<'a>,
-    pub(super) element: BeamSpaceTimeElement,
+    pub(super) element: BilinearElement<B::Law>,
     pub(super) hs: f64,
     pub(super) ht: f64,
     /// Unknowns of the field part.
@@ -61,13 +61,9 @@ pub(super) struct Assembly<'a> {
     pub(super) gauss: GaussLegendre,
 }
 
-impl<'a> Assembly<'a> {
-    pub(super) fn new(
-        beam: BeamModel,
-        mesh: SpaceTimeMesh,
-        mode: Mode<'a>,
-    ) -> Result<Self, InverseError> {
-        let hs = beam.length / mesh.elements_s as f64;
+impl<'a, B: InverseBody> Assembly<'a, B> {
+    pub(super) fn new(beam: B, mesh: SpaceTimeMesh, mode: Mode<'a>) -> Result<Self, InverseError> {
+        let hs = beam.length() / mesh.elements_s as f64;
         let ht = mesh.ht();
         let ns1 = mesh.elements_s + 1;
         let n_field = 6 * ns1 * mesh.elements_t;
@@ -83,12 +79,12 @@ impl<'a> Assembly<'a> {
             }
             .into());
         }
-        let x0: Vec<[f64; 3]> = (0..ns1).map(|i| beam.initial_pose(i as f64 * hs)).collect();
+        let x0 = beam.initial_nodes(mesh.elements_s);
         let mut asm = Self {
             beam,
             mesh,
             mode,
-            element: BeamSpaceTimeElement::new(beam.section, beam.law, hs, ht),
+            element: beam.element(hs, ht),
             hs,
             ht,
             n_field,
@@ -101,26 +97,11 @@ impl<'a> Assembly<'a> {
         Ok(asm)
     }
 
-    /// `F(t_start) = −(n, M)(s = 0)` from the initial state (first element, one-point rule):
-    /// the initial state is in equilibrium with the actuation it starts with.
+    /// `F(t_start)` from the initial state ([`InverseBody::initial_actuation`]): the initial
+    /// state is in equilibrium with the actuation it starts with.
     pub(super) fn initial_actuation(&self) -> [f64; 3] {
-        let (a, b) = (self.x0[0], self.x0[1]);
-        let th = 0.5 * (a[2] + b[2]);
-        let e = strains(
-            [(b[0] - a[0]) / self.hs, (b[1] - a[1]) / self.hs],
-            th,
-            (b[2] - a[2]) / self.hs,
-        );
-        let r = self
-            .beam
-            .law
-            .resultants(&self.beam.section, e, ReferenceStrains::STRAIGHT);
-        let (sn, cs) = th.sin_cos();
-        [
-            -(r.axial * cs - r.shear * sn),
-            -(r.axial * sn + r.shear * cs),
-            -r.moment,
-        ]
+        self.beam
+            .initial_actuation(&self.element, &self.x0, self.hs)
     }
 
     /// Full nodal value `(x, v)` component `c` at node `(i, j)`.
@@ -201,10 +182,28 @@ impl<'a> Assembly<'a> {
         // Boundary terms per time element: ∫ N_a N_b dt = ht/6 (1 + δ_ab),
         // ∫ N_a ∂t N_b dt = ±½.
         let ns = nes;
-        let tip = match self.beam.tip {
-            TipLaw::Free => None,
-            TipLaw::Mass { mass, inertia } => Some([mass, mass, inertia]),
-        };
+        let tip = self.beam.tip_mass();
+        // Constant loads: − q ∫S_i ds ∫T_j dt at every node, − f_tip ∫T_j dt at the tip.
+        let (q, ft) = (self.beam.load(), self.beam.tip_load());
+        if q != [0.0; 3] || ft != [0.0; 3] {
+            for j in 1..=net {
+                let tj = if j == net { 0.5 * self.ht } else { self.ht };
+                for i in 0..ns1 {
+                    let si = if i == 0 || i == ns {
+                        0.5 * self.hs
+                    } else {
+                        self.hs
+                    };
+                    for c in 0..3 {
+                        let mut f = q[c] * si;
+                        if i == ns {
+                            f += ft[c];
+                        }
+                        r[Self::dof(ns1, i, j, 3 + c)] -= f * tj;
+                    }
+                }
+            }
+        }
         for et in 0..net {
             let js = [et, et + 1];
             for (la, &ja) in js.iter().enumerate() {
@@ -300,7 +299,7 @@ impl<'a> Assembly<'a> {
     /// the numbering `layout` (inverse mode).
     pub(super) fn guess_from_in(
         &self,
-        start: &SpaceTimeSolution,
+        start: &SpaceTimeSolution<B>,
         layout: &impl Layout,
     ) -> Vec<f64> {
         let mut u = vec![0.0; layout.len()];
@@ -319,7 +318,7 @@ impl<'a> Assembly<'a> {
     }
 
     /// [`Self::guess_from_in`] in the global numbering.
-    pub(super) fn guess_from(&self, start: &SpaceTimeSolution) -> Vec<f64> {
+    pub(super) fn guess_from(&self, start: &SpaceTimeSolution<B>) -> Vec<f64> {
         self.guess_from_in(start, &self.layout())
     }
 
@@ -329,7 +328,7 @@ impl<'a> Assembly<'a> {
         u: &[f64],
         layout: &impl Layout,
         newton: NewtonHistory,
-    ) -> SpaceTimeSolution {
+    ) -> SpaceTimeSolution<B> {
         let ns1 = self.ns1();
         let nt1 = self.mesh.elements_t + 1;
         let mut x = Vec::with_capacity(crate::resources::reserve(ns1, nt1));
@@ -366,7 +365,7 @@ impl<'a> Assembly<'a> {
     }
 
     /// [`Self::solution_in`] in the global numbering.
-    pub(super) fn solution(&self, u: &[f64], newton: NewtonHistory) -> SpaceTimeSolution {
+    pub(super) fn solution(&self, u: &[f64], newton: NewtonHistory) -> SpaceTimeSolution<B> {
         self.solution_in(u, &self.layout(), newton)
     }
 
@@ -398,19 +397,18 @@ impl<'a> Assembly<'a> {
     }
 
     /// The problem as the streamed sideways elimination sees it (inverse mode).
-    pub(super) fn sideways_problem(&self) -> Problem<'_> {
-        let sec = &self.beam.section;
+    pub(super) fn sideways_problem(&self) -> Problem<'_, B::Law> {
+        use crate::inverse::element::PointLaw;
         Problem {
             element: &self.element,
             ns: self.mesh.elements_s,
             nt: self.mesh.elements_t,
             hs: self.hs,
             ht: self.ht,
-            inertia: [sec.rho_a, sec.rho_a, sec.rho_i],
-            tip_mass: match self.beam.tip {
-                TipLaw::Free => [0.0; 3],
-                TipLaw::Mass { mass, inertia } => [mass, mass, inertia],
-            },
+            inertia: self.element.law().inertia(),
+            load: self.beam.load(),
+            tip_load: self.beam.tip_load(),
+            tip_mass: self.beam.tip_mass().unwrap_or([0.0; 3]),
             x0: &self.x0,
             f0: self.f0,
             gamma: self.servo_integrals(),
@@ -429,7 +427,7 @@ pub(super) trait Layout {
     fn len(&self) -> usize;
 }
 
-impl Layout for Sideways<'_> {
+impl<L: crate::inverse::element::PointLaw> Layout for Sideways<'_, L> {
     fn node(&self, i: usize, j: usize) -> usize {
         self.dof(i, j)
     }

@@ -40,7 +40,9 @@ pub(super) struct CscStage {
 }
 
 impl CscStage {
-    pub(super) fn new(asm: &Assembly<'_>) -> Result<Self, InverseError> {
+    pub(super) fn new<B: crate::inverse::body::InverseBody>(
+        asm: &Assembly<'_, B>,
+    ) -> Result<Self, InverseError> {
         let mut bnd = Vec::new();
         asm.boundary_entries(&mut bnd);
         let ns1 = asm.ns1();
@@ -48,7 +50,7 @@ impl CscStage {
         let el_entries = || {
             (0..net).flat_map(move |et| {
                 (0..nes).flat_map(move |es| {
-                    let d = Assembly::element_dofs(ns1, es, et);
+                    let d = super::numbering::element_dofs(ns1, es, et);
                     (0..N_DOF).flat_map(move |r| {
                         (0..N_DOF).filter_map(move |c| {
                             (d[r] != SKIP as usize && d[c] != SKIP as usize).then_some((d[r], d[c]))
@@ -64,7 +66,7 @@ impl CscStage {
         ));
         for et in 0..net {
             for es in 0..nes {
-                let d = Assembly::element_dofs(ns1, es, et);
+                let d = super::numbering::element_dofs(ns1, es, et);
                 for r in 0..N_DOF {
                     for c in 0..N_DOF {
                         el_pos.push(if d[r] == SKIP as usize || d[c] == SKIP as usize {
@@ -128,6 +130,8 @@ impl LinearStage for CscStage {
 
 /// The linear stage of an inverse solve with a stored Jacobian (sparse LU; the sideways
 /// elimination is streamed, [`crate::inverse::sideways`]).
-pub(super) fn inverse_stage(asm: &Assembly<'_>) -> Result<CscStage, InverseError> {
+pub(super) fn inverse_stage<B: crate::inverse::body::InverseBody>(
+    asm: &Assembly<'_, B>,
+) -> Result<CscStage, InverseError> {
     CscStage::new(asm)
 }

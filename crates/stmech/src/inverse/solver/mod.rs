@@ -51,6 +51,7 @@ use super::mesh_ratio::{self, MeshRatioError};
 use super::trajectory::TipTrajectory;
 use crate::beam::section::{ConstitutiveLaw, SectionProperties};
 use crate::error::{InputError, SolveError};
+use crate::inverse::body::InverseBody;
 use crate::inverse::sideways::Sideways;
 use assembly::{Assembly, Mode};
 use linear::{CscStage, inverse_stage};
@@ -309,6 +310,12 @@ pub enum NewtonStart {
     /// A solution given to [`solve_inverse_from`].
     #[serde(rename = "given solution")]
     Given,
+    /// The rigid-rope solution of the crane ([`crate::inverse::crane`]).
+    #[serde(rename = "rigid rope")]
+    Rigid,
+    /// The crane's solution on the coarsened mesh, itself started from the rigid rope.
+    #[serde(rename = "coarse mesh")]
+    Nested,
 }
 
 impl NewtonStart {
@@ -318,11 +325,13 @@ impl NewtonStart {
             Self::Rest => "rest",
             Self::Characteristics => "characteristics",
             Self::Given => "given solution",
+            Self::Rigid => "rigid rope",
+            Self::Nested => "coarse mesh (from the rigid rope)",
         }
     }
 }
 
-fn validate_mesh(mesh: &SpaceTimeMesh) -> Result<(), InverseError> {
+pub(crate) fn validate_mesh(mesh: &SpaceTimeMesh) -> Result<(), InverseError> {
     let bad = |field: &str, message: String| {
         Err(InverseError::Input(InputError::Invalid {
             field: field.into(),
@@ -425,13 +434,15 @@ pub fn solve_inverse_unchecked(
     solve_inverse_started(beam, mesh, trajectory, settings, None)
 }
 
-fn solve_inverse_started(
-    beam: &BeamModel,
+/// The space-time FEM for any [`InverseBody`] (the beam's and the string's solvers call it
+/// after their own checks), Newton started from the rest state or from `start`.
+pub(crate) fn solve_inverse_started<B: InverseBody>(
+    beam: &B,
     mesh: &SpaceTimeMesh,
     trajectory: &dyn TipTrajectory,
     settings: &NewtonSettings,
-    start: Option<SpaceTimeSolution>,
-) -> Result<SpaceTimeSolution, InverseError> {
+    start: Option<SpaceTimeSolution<B>>,
+) -> Result<SpaceTimeSolution<B>, InverseError> {
     validate_mesh(mesh)?;
     let asm = Assembly::new(*beam, *mesh, Mode::Inverse(trajectory))?;
     let given = start.is_some();

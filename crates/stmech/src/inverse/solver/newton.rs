@@ -3,8 +3,9 @@
 
 use super::assembly::Assembly;
 use super::linear::{JacobianSink, LinearStage};
-use super::{InverseError, LinearSolverKind, NewtonHistory, NewtonSettings, TipLaw};
+use super::{InverseError, LinearSolverKind, NewtonHistory, NewtonSettings};
 use crate::discretize::pattern::SKIP;
+use crate::inverse::body::InverseBody;
 use crate::inverse::element::{ElementError, N_DOF, SpaceTimeElement};
 use crate::inverse::sideways::{PassError, Sideways};
 use std::time::Instant;
@@ -12,13 +13,13 @@ use std::time::Instant;
 /// Forward mode with a non-zero initial velocity: the prescribed `v(·, t_start)` enters the
 /// element residuals through the `t = 0` nodes. Implemented by shifting the unknowns: the
 /// assembler treats `v(·, 0) = 0`, so the known initial velocity is added as a correction.
-pub(super) struct WithVelocity<'a> {
-    pub(super) inner: Assembly<'a>,
+pub(super) struct WithVelocity<'a, B: InverseBody> {
+    pub(super) inner: Assembly<'a, B>,
     pub(super) v0: Vec<[f64; 3]>,
 }
 
-pub(super) fn newton_v(
-    asm: &WithVelocity<'_>,
+pub(super) fn newton_v<B: InverseBody>(
+    asm: &WithVelocity<'_, B>,
     stage: &mut dyn LinearStage,
     settings: &NewtonSettings,
 ) -> Result<(Vec<f64>, NewtonHistory), InverseError> {
@@ -42,12 +43,12 @@ pub(super) trait Assemble {
     ) -> Result<(), ElementError>;
 }
 
-struct AssemblyV<'b, 'a> {
-    a: &'b Assembly<'a>,
+struct AssemblyV<'b, 'a, B: InverseBody> {
+    a: &'b Assembly<'a, B>,
     v0: &'b [[f64; 3]],
 }
 
-impl Assemble for AssemblyV<'_, '_> {
+impl<B: InverseBody> Assemble for AssemblyV<'_, '_, B> {
     fn assemble(
         &self,
         u: &[f64],
@@ -76,19 +77,18 @@ impl Assemble for AssemblyV<'_, '_> {
             }
             self.a.element.residual_into(&q, &mut re, None)?;
             self.a.element.residual_into(&q_ref, &mut re_ref, None)?;
-            let d = Assembly::element_dofs(ns1, es, 0);
+            let d = super::numbering::element_dofs(ns1, es, 0);
             for row in 0..N_DOF {
                 if d[row] != SKIP as usize {
                     r[d[row]] += re[row] - re_ref[row];
                 }
             }
         }
-        if let TipLaw::Mass { mass, inertia } = self.a.beam.tip {
+        if let Some(mt) = self.a.beam.tip_mass() {
             // + ∫ N_1 M ∂t v(L) over the first time element: the v(L, 0) part is −½ M v0.
-            let mt = [mass, mass, inertia];
             let ns = self.a.mesh.elements_s;
             for c in 0..3 {
-                let row = Assembly::dof(ns1, ns, 1, 3 + c);
+                let row = super::numbering::dof(ns1, ns, 1, 3 + c);
                 r[row] -= 0.5 * mt[c] * self.v0[ns][c];
             }
         }
@@ -96,7 +96,7 @@ impl Assemble for AssemblyV<'_, '_> {
     }
 }
 
-impl Assemble for Assembly<'_> {
+impl<B: InverseBody> Assemble for Assembly<'_, B> {
     fn assemble(
         &self,
         u: &[f64],
@@ -178,8 +178,8 @@ fn max_abs(r: &[f64]) -> f64 {
 /// the quadratic prediction with a margin, below the tolerance after a full step). Same stopping rule, step halving and failures as
 /// [`newton_generic`]. Vectors: the iterate and two updates (the last one, kept for step
 /// halving, and the one being computed).
-pub(super) fn newton_sideways(
-    sw: &mut Sideways<'_>,
+pub(super) fn newton_sideways<L: crate::inverse::element::PointLaw>(
+    sw: &mut Sideways<'_, L>,
     settings: &NewtonSettings,
     mut u: Vec<f64>,
 ) -> Result<(Vec<f64>, NewtonHistory), InverseError> {

@@ -3,9 +3,9 @@
 //! node, inverse mode). The equations `R1`, `R2` of a node and `R3` of a time node have the
 //! numbers of the unknowns `x`, `v` and `F` of the same node.
 
-use super::TipLaw;
 use super::assembly::{Assembly, Layout, Mode};
 use crate::discretize::pattern::SKIP;
+use crate::inverse::body::InverseBody;
 use crate::inverse::element::N_DOF;
 
 /// The global numbering of [`Assembly`] (time level by time level).
@@ -17,7 +17,7 @@ pub(super) struct GlobalLayout {
 
 impl Layout for GlobalLayout {
     fn node(&self, i: usize, j: usize) -> usize {
-        Assembly::dof(self.ns1, i, j, 0)
+        dof(self.ns1, i, j, 0)
     }
     fn force(&self, j: usize) -> usize {
         self.n_field + 3 * (j - 1)
@@ -27,7 +27,7 @@ impl Layout for GlobalLayout {
     }
 }
 
-impl Assembly<'_> {
+impl<B: InverseBody> Assembly<'_, B> {
     /// The global numbering as a [`Layout`].
     pub(super) fn layout(&self) -> GlobalLayout {
         GlobalLayout {
@@ -43,11 +43,7 @@ impl Assembly<'_> {
 
     /// Global unknown of node `(i, j)`, component `c` (0..6), or `SKIP` at `j = 0`.
     pub(super) fn dof(ns1: usize, i: usize, j: usize, c: usize) -> usize {
-        if j == 0 {
-            SKIP as usize
-        } else {
-            ((j - 1) * ns1 + i) * 6 + c
-        }
+        dof(ns1, i, j, c)
     }
 
     pub(super) fn f_dof(&self, j: usize, c: usize) -> usize {
@@ -59,14 +55,7 @@ impl Assembly<'_> {
     }
 
     pub(super) fn element_dofs(ns1: usize, es: usize, et: usize) -> [usize; N_DOF] {
-        let mut d = [0; N_DOF];
-        for a in 0..4 {
-            let (i, j) = (es + a % 2, et + a / 2);
-            for c in 0..6 {
-                d[6 * a + c] = Self::dof(ns1, i, j, c);
-            }
-        }
-        d
+        element_dofs(ns1, es, et)
     }
 
     /// Boundary entries `(row, col)`: actuation, tip mass, servo.
@@ -78,7 +67,7 @@ impl Assembly<'_> {
                 for jb in [et, et + 1] {
                     for c in 0..3 {
                         let tip_row = Self::dof(ns1, ns, ja, 3 + c);
-                        if matches!(self.beam.tip, TipLaw::Mass { .. }) {
+                        if self.beam.tip_mass().is_some() {
                             out.push((tip_row, Self::dof(ns1, ns, jb, 3 + c)));
                         }
                         if let Mode::Inverse(_) = self.mode {
@@ -91,4 +80,25 @@ impl Assembly<'_> {
         }
         out.retain(|&(r, c)| r != SKIP as usize && c != SKIP as usize);
     }
+}
+
+/// Global unknown of node `(i, j)`, component `c` (0..6), or `SKIP` at `j = 0`.
+pub(super) fn dof(ns1: usize, i: usize, j: usize, c: usize) -> usize {
+    if j == 0 {
+        SKIP as usize
+    } else {
+        ((j - 1) * ns1 + i) * 6 + c
+    }
+}
+
+/// Global unknowns of the 24 local dofs of element `(es, et)`.
+pub(super) fn element_dofs(ns1: usize, es: usize, et: usize) -> [usize; N_DOF] {
+    let mut d = [0; N_DOF];
+    for a in 0..4 {
+        let (i, j) = (es + a % 2, et + a / 2);
+        for c in 0..6 {
+            d[6 * a + c] = dof(ns1, i, j, c);
+        }
+    }
+    d
 }

@@ -3,14 +3,16 @@
 
 use super::{BeamModel, NewtonHistory, SpaceTimeMesh, TipLaw};
 use crate::beam::section::{ReferenceStrains, strains};
+use crate::inverse::body::InverseBody;
 use crate::inverse::element::BeamSpaceTimeElement;
 use crate::inverse::mesh_ratio::MeshRatio;
 
-/// The discrete space-time solution on the grid.
+/// The discrete space-time solution on the grid, for the body `B` (the planar beam by
+/// default; the string of issue 17 is [`crate::string::StringModel`]).
 #[derive(Clone, Debug)]
-pub struct SpaceTimeSolution {
-    /// The model solved.
-    pub beam: BeamModel,
+pub struct SpaceTimeSolution<B = BeamModel> {
+    /// The model solved (the beam, or the string: the field keeps its historical name).
+    pub beam: B,
     /// The mesh.
     pub mesh: SpaceTimeMesh,
     /// Space nodes `s_i` (m).
@@ -28,7 +30,7 @@ pub struct SpaceTimeSolution {
     pub newton: NewtonHistory,
 }
 
-impl SpaceTimeSolution {
+impl<B: InverseBody> SpaceTimeSolution<B> {
     /// `x` at space node `i`, time node `j`.
     pub fn x_at(&self, i: usize, j: usize) -> [f64; 3] {
         self.x[j * (self.mesh.elements_s + 1) + i]
@@ -125,6 +127,13 @@ impl SpaceTimeSolution {
             .collect()
     }
 
+    /// Space step (m).
+    pub fn hs(&self) -> f64 {
+        self.beam.length() / self.mesh.elements_s as f64
+    }
+}
+
+impl SpaceTimeSolution<BeamModel> {
     /// Total energy (kinetic + strain, plus tip kinetic energy) at time node `j` (J):
     /// `½ ∫ v·A v ds` exactly for the linear `v`, strain energy with the element's one-point
     /// rule.
@@ -181,11 +190,6 @@ impl SpaceTimeSolution {
             s: self.s.clone(),
             resultants,
         }
-    }
-
-    /// Space step (m).
-    pub fn hs(&self) -> f64 {
-        self.beam.length / self.mesh.elements_s as f64
     }
 
     /// Largest stretch `ν` over all elements and time nodes.

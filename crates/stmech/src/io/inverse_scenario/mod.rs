@@ -29,6 +29,7 @@
 //! ```
 
 mod checks;
+pub mod crane;
 mod raw;
 #[cfg(test)]
 mod tests;
@@ -146,6 +147,37 @@ impl InverseScenario {
             angle_rad: self.verify.angle_tolerance.unwrap_or(rel.angle_rad),
         }
     }
+}
+
+/// `[newton]` of the inverse scenarios (beam and crane), with the problems of its fields.
+fn newton_settings(raw: Option<&raw::RawNewton>, issues: &mut Vec<InputError>) -> NewtonSettings {
+    let mut newton = NewtonSettings::default();
+    if let Some(n) = raw {
+        if let Some(tol) = n.tolerance {
+            if tol.is_finite() && tol > 0.0 {
+                newton.tolerance = tol;
+            } else {
+                issues.push(problem(
+                    "newton.tolerance",
+                    format!("must be finite and > 0, got {tol}; the default is 1e-10"),
+                ));
+            }
+        }
+        if let Some(it) = n.max_iterations {
+            if (1..=1000).contains(&it) {
+                newton.max_iterations = it as usize;
+            } else {
+                issues.push(problem(
+                    "newton.max_iterations",
+                    format!("must be between 1 and 1000, got {it}; the default is 30"),
+                ));
+            }
+        }
+        if let Some(kind) = n.linear_solver {
+            newton.linear_solver = kind;
+        }
+    }
+    newton
 }
 
 fn problem(field: &str, message: impl Into<String>) -> InputError {
@@ -289,32 +321,7 @@ impl InverseScenario {
             ));
         }
         // newton
-        let mut newton = NewtonSettings::default();
-        if let Some(n) = &raw.newton {
-            if let Some(tol) = n.tolerance {
-                if tol.is_finite() && tol > 0.0 {
-                    newton.tolerance = tol;
-                } else {
-                    issues.push(problem(
-                        "newton.tolerance",
-                        format!("must be finite and > 0, got {tol}; the default is 1e-10"),
-                    ));
-                }
-            }
-            if let Some(it) = n.max_iterations {
-                if (1..=1000).contains(&it) {
-                    newton.max_iterations = it as usize;
-                } else {
-                    issues.push(problem(
-                        "newton.max_iterations",
-                        format!("must be between 1 and 1000, got {it}; the default is 30"),
-                    ));
-                }
-            }
-            if let Some(kind) = n.linear_solver {
-                newton.linear_solver = kind;
-            }
-        }
+        let newton = newton_settings(raw.newton.as_ref(), &mut issues);
         // mesh
         let m = &raw.mesh;
         let allow_unstable = m.allow_unstable.unwrap_or(false);

@@ -25,6 +25,7 @@ mod tests;
 
 use super::beam_scenario::BeamScenario;
 use super::inverse_scenario::InverseScenario;
+use super::inverse_scenario::crane::CraneScenario;
 use super::scenario::{Scenario, ScenarioError};
 use super::text::{EXCERPT_CHARS, InputLimit, excerpt, shorten_quotes};
 use crate::error::InputError;
@@ -47,6 +48,8 @@ pub enum ProblemType {
     Beam,
     /// `problem = "beam-inverse"`: inverse dynamics of a beam ([`InverseScenario`]).
     BeamInverse,
+    /// `problem = "crane"`: inverse dynamics of a rope with a payload ([`CraneScenario`]).
+    Crane,
 }
 
 impl ProblemType {
@@ -56,6 +59,7 @@ impl ProblemType {
             Self::Multibody => None,
             Self::Beam => Some("beam"),
             Self::BeamInverse => Some("beam-inverse"),
+            Self::Crane => Some("crane"),
         }
     }
 }
@@ -69,6 +73,8 @@ pub enum AnyScenario {
     Beam(Box<BeamScenario>),
     /// Beam inverse dynamics.
     BeamInverse(Box<InverseScenario>),
+    /// Crane: inverse dynamics of a rope with a payload (issue 17).
+    Crane(Box<CraneScenario>),
 }
 
 impl AnyScenario {
@@ -76,7 +82,7 @@ impl AnyScenario {
     pub fn input_files(&self) -> Vec<std::path::PathBuf> {
         match self {
             Self::BeamInverse(s) => s.input_files.clone(),
-            Self::Multibody(_) | Self::Beam(_) => Vec::new(),
+            Self::Multibody(_) | Self::Beam(_) | Self::Crane(_) => Vec::new(),
         }
     }
 }
@@ -129,6 +135,9 @@ pub fn load_text_limited(
             ProblemType::BeamInverse => {
                 InverseScenario::from_toml_str_limited(t, origin, base_dir, limit)
                     .map(|s| AnyScenario::BeamInverse(Box::new(s)))
+            }
+            ProblemType::Crane => {
+                CraneScenario::from_toml_str(t, origin).map(|s| AnyScenario::Crane(Box::new(s)))
             }
         }
     };
@@ -346,11 +355,13 @@ fn problem_type(root: &DeTable<'_>) -> Result<ProblemType, Found> {
         return Ok(ProblemType::Multibody);
     };
     let path = vec![Seg::Key("problem".to_owned())];
-    let choices = "use problem = \"beam\" (planar beam) or \"beam-inverse\" (inverse dynamics \
-                   of a beam), or omit `problem` for rigid bodies and multibody systems";
+    let choices = "use problem = \"beam\" (planar beam), \"beam-inverse\" (inverse dynamics \
+                   of a beam) or \"crane\" (inverse dynamics of a rope with a payload), or \
+                   omit `problem` for rigid bodies and multibody systems";
     match value.get_ref() {
         DeValue::String(s) if s == "beam" => Ok(ProblemType::Beam),
         DeValue::String(s) if s == "beam-inverse" => Ok(ProblemType::BeamInverse),
+        DeValue::String(s) if s == "crane" => Ok(ProblemType::Crane),
         DeValue::String(s) => Err(Found::unlocated(
             Some(path),
             format!("unknown problem type {:?}; {choices}", s.as_ref()),

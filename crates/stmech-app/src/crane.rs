@@ -1,0 +1,344 @@
+//! Crane (`problem = "crane"`, issue 17): the inverse dynamics of a rope with a payload, the
+//! closed-loop replay in the forward rope model, and the files `suspension.csv`,
+//! `payload.csv`, `rope.pvd` (+ `rope_NNNN.vtu`), `suspension.png`, `payload.png` and
+//! `summary.json`.
+
+use crate::AppError;
+use crate::plots::{Series, xy_chart};
+use anyhow::Context;
+use serde_json::json;
+use std::io::Write;
+use std::path::Path;
+use std::time::Instant;
+use stmech::inverse::crane::{self, CraneError, CraneSolution, CraneTracking};
+use stmech::io::inverse_scenario::crane::CraneScenario;
+use stmech::io::output::{OutputDir, write_json};
+
+/// `summary.json` status of a run that solved but failed its verification.
+pub const GOAL_NOT_REACHED: &str = "goal-not-reached";
+
+/// Largest number of VTK snapshots (`rope_NNNN.vtu`) a run writes, besides the last.
+const VTK_FRAMES: usize = 200;
+
+/// Solves the scenario's crane problem.
+pub fn solve(s: &CraneScenario) -> Result<CraneSolution, CraneError> {
+    crane::solve_crane(&s.rope, &s.mesh, s.trajectory.as_ref(), &s.newton)
+}
+
+/// Whether a solver error is the input's fault (exit code 2 in the CLI) rather than the
+/// solver's (3).
+pub fn is_input_error(e: &CraneError) -> bool {
+    use stmech::inverse::InverseError;
+    matches!(
+        e,
+        CraneError::Solve(InverseError::Input(_))
+            | CraneError::Solve(InverseError::MeshRatio(_))
+            | CraneError::Solve(InverseError::Trajectory(_))
+            | CraneError::Input(_)
+            | CraneError::Slack { .. }
+            | CraneError::TimeDomain { .. }
+            | CraneError::NotAtRest { .. }
+            | CraneError::NotFinite { .. }
+            | CraneError::Unresolved { .. }
+            | CraneError::MeshRatio(_)
+    )
+}
+
+/// The closed-loop replay: the figures with the payload at the time nodes, and its seconds;
+/// `None` when `verify.closed_loop = false`.
+pub type Replay = Option<Result<((CraneTracking, Vec<[f64; 3]>), f64), CraneError>>;
+
+/// Replays the suspension motion in the forward rope model unless switched off.
+pub fn replay(s: &CraneScenario, sol: &CraneSolution) -> Replay {
+    s.verify.closed_loop.then(|| {
+        let t = Instant::now();
+        crane::closed_loop(sol, s.trajectory.as_ref(), s.verify.refine)
+            .map(|r| (r, t.elapsed().as_secs_f64()))
+    })
+}
+
+/// What [`write_results`] wrote.
+pub struct Written {
+    /// The run summary (also in `summary.json`).
+    pub summary: serde_json::Value,
+    /// The files written, for messages.
+    pub files: Vec<&'static str>,
+    /// The closed-loop replay.
+    pub replay: Replay,
+    /// Why the result fails its verification (`None`: it passes or was not checked).
+    pub failure: Option<String>,
+}
+
+/// Replays the result (closed loop) and writes every result file of a solved crane problem
+/// into `dir`, `summary.json` last. `secs` is the solve time written into the summary.
+pub fn write_results(
+    s: &CraneScenario,
+    sol: &CraneSolution,
+    secs: f64,
+    dir: &OutputDir,
+    plots: bool,
+) -> Result<Written, AppError> {
+    let output_start = Instant::now();
+    let tol = s.position_tolerance();
+    let replay = replay(s, sol);
+    let replayed = match &replay {
+        Some(Ok(((_, samples), _))) => Some(samples.as_slice()),
+        _ => None,
+    };
+    write_csvs(dir.path(), s, sol, replayed).map_err(|e| AppError::write(&e))?;
+    let mut files = vec!["suspension.csv", "payload.csv", "rope.pvd"];
+    let n = sol.solution.t.len();
+    let stride = n.div_ceil(VTK_FRAMES).max(1);
+    let snaps: Vec<_> = (0..n)
+        .filter(|j| j % stride == 0 || *j == n - 1)
+        .map(|j| sol.snapshot(j))
+        .collect();
+    stmech::io::vtk::write_scene_series(dir.path(), "rope", &snaps)
+        .map_err(|e| AppError::io(dir.file("rope.pvd"), e))?;
+    if plots {
+        write_plots(dir.path(), s, sol, replayed).map_err(|e| AppError::write(&e))?;
+        files.extend(["suspension.png", "payload.png"]);
+    }
+    let mut summary = summary_ok(s, sol, secs);
+    let mut failure = None;
+    match &replay {
+        None => {
+            summary["payload_tracking"] =
+                json!({ "status": "not verified (verify.closed_loop = false)" })
+        }
+        Some(Ok(((r, _), seconds))) => {
+            summary["payload_tracking"] = tracking_json(r, tol, *seconds);
+            if r.max_deviation > tol {
+                failure = Some(format!(
+                    "the result does not reach its goal: driven by the computed suspension \
+                     motion, the forward rope ({} elements, Δt = {:.3e} s) moves the payload up \
+                     to {:.3e} m from the path (at t = {:.3} s; tolerance {tol:.3e} m). Remedy: \
+                     refine the mesh (mesh.resolution), slow the manoeuvre down, or raise \
+                     verify.position_tolerance",
+                    r.elements_s, r.dt, r.max_deviation, r.at
+                ));
+            }
+        }
+        Some(Err(e)) => {
+            summary["payload_tracking"] = json!({ "status": "failed", "error": e.to_string() });
+            failure = Some(format!(
+                "the forward replay of the suspension motion failed: {e}"
+            ));
+        }
+    }
+    summary["output_wall_time_seconds"] = output_start.elapsed().as_secs_f64().into();
+    if let Some(msg) = &failure {
+        summary["status"] = json!(GOAL_NOT_REACHED);
+        summary["error"] = json!(msg);
+    }
+    write_json(&dir.file("summary.json"), &summary)?;
+    files.push("summary.json");
+    Ok(Written {
+        summary,
+        files,
+        replay,
+        failure,
+    })
+}
+
+/// The `summary.json` of a failed run.
+pub fn failed_summary(s: &CraneScenario, e: &CraneError, secs: f64) -> serde_json::Value {
+    let history = match e {
+        CraneError::Solve(stmech::inverse::InverseError::NewtonFailed { history, .. }) => {
+            json!(history)
+        }
+        _ => serde_json::Value::Null,
+    };
+    json!({
+        "stmech_version": crate::VERSION,
+        "status": "failed",
+        "problem": "crane",
+        "error": e.to_string(),
+        "newton_residuals": history,
+        "scenario": { "origin": s.origin, "input": s.echo },
+        "wall_time_seconds": secs,
+    })
+}
+
+fn norm(a: [f64; 3]) -> f64 {
+    (a[0] * a[0] + a[1] * a[1] + a[2] * a[2]).sqrt()
+}
+
+/// Largest distance of the suspension point from the rigid-rope flat output, and when.
+pub fn rigid_difference(s: &CraneScenario, sol: &CraneSolution) -> (f64, f64) {
+    let rope = sol.solution.beam;
+    (0..sol.solution.t.len()).fold((0.0, 0.0), |(m, at), j| {
+        let t = sol.solution.t[j];
+        let (x, r) = (
+            sol.suspension(j),
+            crane::rigid_suspension(&rope, s.trajectory.as_ref(), t),
+        );
+        let d = norm([x[0] - r[0], x[1] - r[1], x[2] - r[2]]);
+        if d > m { (d, t) } else { (m, at) }
+    })
+}
+
+fn tracking_json(r: &CraneTracking, tol: f64, seconds: f64) -> serde_json::Value {
+    json!({
+        "status": if r.max_deviation <= tol { "ok" } else { "above tolerance" },
+        "max_deviation_m": r.max_deviation,
+        "at_time_s": r.at,
+        "tolerance_m": tol,
+        "payload_travel_m": r.travel,
+        "forward_elements": r.elements_s,
+        "forward_dt_s": r.dt,
+        "forward_model": "linear elements, tension-only law, midpoint discrete gradient",
+        "seconds": seconds,
+    })
+}
+
+fn summary_ok(s: &CraneScenario, sol: &CraneSolution, secs: f64) -> serde_json::Value {
+    let st = &sol.solution;
+    let n = st.t.len();
+    let peak = |f: &dyn Fn(usize) -> f64| (0..n).map(f).fold(0.0f64, f64::max);
+    let (dx, dx_at) = rigid_difference(s, sol);
+    let rope = st.beam;
+    json!({
+        "stmech_version": crate::VERSION,
+        "status": "ok",
+        "problem": "crane",
+        "method": "space-time",
+        "rope": rope,
+        "mesh": st.mesh,
+        "mesh_ratio": {
+            "courant": sol.courant,
+            "slowest_transverse_speed_m_per_s": crane::slowest_speed(&rope, &sol.path),
+            "axial_speed_m_per_s": rope.axial_speed(),
+            "limit": stmech::inverse::mesh_ratio::LIMIT,
+        },
+        "travel_time_s": rope.travel_time(),
+        "path": sol.path,
+        "min_stretch": sol.min_stretch,
+        "newton": st.newton,
+        "suspension": {
+            "sign_convention": "force = the force the suspension point applies to the rope (N)",
+            "peak_speed": peak(&|j| norm(sol.suspension_velocity(j))),
+            "peak_acceleration": peak(&|j| norm(sol.suspension_acceleration(j))),
+            "peak_force": peak(&|j| norm(st.actuation[j])),
+            "max_distance_from_rigid_rope_m": dx,
+            "max_distance_from_rigid_rope_at_s": dx_at,
+        },
+        "scenario": { "origin": s.origin, "input": s.echo },
+        "wall_time_seconds": secs,
+    })
+}
+
+fn write_csvs(
+    dir: &Path,
+    s: &CraneScenario,
+    sol: &CraneSolution,
+    replayed: Option<&[[f64; 3]]>,
+) -> anyhow::Result<()> {
+    let st = &sol.solution;
+    let path = dir.join("suspension.csv");
+    let mut w = std::io::BufWriter::new(
+        std::fs::File::create(&path).with_context(|| format!("creating {}", path.display()))?,
+    );
+    writeln!(w, "t,x,y,z,v_x,v_y,v_z,a_x,a_y,a_z,f_x,f_y,f_z")?;
+    for j in 0..st.t.len() {
+        let (x, v, a, f) = (
+            sol.suspension(j),
+            sol.suspension_velocity(j),
+            sol.suspension_acceleration(j),
+            st.actuation[j],
+        );
+        writeln!(
+            w,
+            "{},{},{},{},{},{},{},{},{},{},{},{},{}",
+            st.t[j], x[0], x[1], x[2], v[0], v[1], v[2], a[0], a[1], a[2], f[0], f[1], f[2]
+        )?;
+    }
+    w.flush()?;
+    let path = dir.join("payload.csv");
+    let mut w = std::io::BufWriter::new(
+        std::fs::File::create(&path).with_context(|| format!("creating {}", path.display()))?,
+    );
+    writeln!(
+        w,
+        "t,prescribed_x,prescribed_y,prescribed_z,achieved_x,achieved_y,achieved_z,deviation"
+    )?;
+    for j in 0..st.t.len() {
+        let y = s.trajectory.pose(st.t[j]);
+        // achieved: the forward replay if it ran, else the inverse solution itself
+        let p = replayed
+            .and_then(|r| r.get(j).copied())
+            .unwrap_or_else(|| st.x_at(st.mesh.elements_s, j));
+        let d = norm([p[0] - y[0], p[1] - y[1], p[2] - y[2]]);
+        writeln!(
+            w,
+            "{},{},{},{},{},{},{},{d}",
+            st.t[j], y[0], y[1], y[2], p[0], p[1], p[2]
+        )?;
+    }
+    w.flush()?;
+    Ok(())
+}
+
+fn write_plots(
+    dir: &Path,
+    s: &CraneScenario,
+    sol: &CraneSolution,
+    replayed: Option<&[[f64; 3]]>,
+) -> anyhow::Result<()> {
+    let st = &sol.solution;
+    let rope = st.beam;
+    let names = ["x", "y", "z"];
+    let mut series = Vec::new();
+    for (c, name) in names.iter().enumerate() {
+        series.push(Series {
+            label: format!("suspension {name}"),
+            points: (0..st.t.len())
+                .map(|j| (st.t[j], sol.suspension(j)[c]))
+                .collect(),
+        });
+        series.push(Series {
+            label: format!("rigid rope {name}"),
+            points: (0..st.t.len())
+                .map(|j| {
+                    let t = st.t[j];
+                    (
+                        t,
+                        crane::rigid_suspension(&rope, s.trajectory.as_ref(), t)[c],
+                    )
+                })
+                .collect(),
+        });
+    }
+    xy_chart(
+        &dir.join("suspension.png"),
+        "Suspension point: computed (flexible rope) and rigid-rope flat output",
+        "t (s)",
+        "position (m)",
+        &series,
+    )?;
+    let mut series = Vec::new();
+    for (c, name) in names.iter().enumerate() {
+        series.push(Series {
+            label: format!("prescribed {name}"),
+            points: (0..st.t.len())
+                .map(|j| (st.t[j], s.trajectory.pose(st.t[j])[c]))
+                .collect(),
+        });
+        if let Some(r) = replayed {
+            series.push(Series {
+                label: format!("achieved (forward replay) {name}"),
+                points: (0..st.t.len().min(r.len()))
+                    .map(|j| (st.t[j], r[j][c]))
+                    .collect(),
+            });
+        }
+    }
+    xy_chart(
+        &dir.join("payload.png"),
+        "Payload: prescribed path and the forward replay",
+        "t (s)",
+        "position (m)",
+        &series,
+    )?;
+    Ok(())
+}

@@ -1,0 +1,102 @@
+//! End-to-end tests of `problem = "crane"` (issue 17): the built-in `stmech demo crane`, its
+//! outputs, and the exit codes of refused input (2) and of a result that misses its goal (5).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn example() -> String {
+    std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../examples/crane/01_swing_free_transfer.toml"),
+    )
+    .unwrap()
+}
+
+fn stmech(cwd: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_stmech"))
+        .args(args)
+        .current_dir(cwd)
+        .output()
+        .expect("the stmech binary runs")
+}
+
+fn tmp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("stmech-crane-cli-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+#[test]
+fn demo_crane_writes_the_outputs_and_tracks_the_path() {
+    let d = tmp("demo");
+    let out = stmech(&d, &["demo", "crane", "--out", "res"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    for f in [
+        "suspension.csv",
+        "payload.csv",
+        "suspension.png",
+        "payload.png",
+        "summary.json",
+    ] {
+        assert!(d.join("res").join(f).is_file(), "{f} missing");
+    }
+    let s: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(d.join("res/summary.json")).unwrap())
+            .unwrap();
+    assert_eq!(s["status"], "ok");
+    assert_eq!(s["problem"], "crane");
+    let dev = s["payload_tracking"]["max_deviation_m"].as_f64().unwrap();
+    assert!(dev < 5e-4, "{dev}");
+    let csv = std::fs::read_to_string(d.join("res/suspension.csv")).unwrap();
+    assert!(csv.starts_with("t,x,y,z,v_x,v_y,v_z,a_x,a_y,a_z,f_x,f_y,f_z\n"));
+    // the default demo is still the beam's
+    let out = stmech(&d, &["demo", "--out", "beam"]);
+    assert!(out.status.success());
+    assert!(d.join("beam/actuation.csv").is_file());
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+#[test]
+fn slack_path_and_missing_pre_actuation_exit_2_with_field_and_line() {
+    let d = tmp("slack");
+    let text = example().replace("delta = [8.0, 4.0, 2.0]", "delta = [0.0, 0.0, -200.0]");
+    std::fs::write(d.join("slack.toml"), text).unwrap();
+    let out = stmech(&d, &["check", "slack.toml"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("trajectory") && err.contains("t ∈ ["), "{err}");
+    let out = stmech(&d, &["run", "slack.toml", "--out", "res"]);
+    assert_eq!(out.status.code(), Some(2));
+    let text = example().replace("t0 = 2.0", "t0 = 0.5");
+    std::fs::write(d.join("pre.toml"), text).unwrap();
+    let out = stmech(&d, &["check", "pre.toml"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("time.start") && err.contains("pre-actuation"),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+#[test]
+fn a_tolerance_the_mesh_cannot_reach_exits_5() {
+    let d = tmp("goal");
+    let text = example().replace("resolution = 32", "resolution = 8")
+        + "\n[verify]\nposition_tolerance = 1e-6\n";
+    std::fs::write(d.join("tight.toml"), text).unwrap();
+    let out = stmech(&d, &["run", "tight.toml", "--out", "res"]);
+    assert_eq!(
+        out.status.code(),
+        Some(5),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let s: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(d.join("res/summary.json")).unwrap())
+            .unwrap();
+    assert_eq!(s["status"], "goal-not-reached");
+    let _ = std::fs::remove_dir_all(&d);
+}

@@ -1,0 +1,197 @@
+//! The string's stress at one point: tension `N(ν)` along the tangent, `n = N(ν) r'/ν`,
+//! `ν = |r'|` (the [`PointLaw`] of the bilinear space-time element and the kernel of the
+//! semi-discrete model).
+//!
+//! # Law
+//! Stored energy per unit reference length `Ψ(ν) = ½ EA (ν − 1)²`, so `N = Ψ'(ν) = EA (ν − 1)`
+//! and `n = ∂Ψ/∂r' = N t`, `t = r'/ν`. The tangent is
+//!
+//! ```text
+//! ∂n/∂r' = N'(ν) t ⊗ t + (N/ν) (I − t ⊗ t)        N' = EA
+//! ```
+//!
+//! (axial stiffness `EA`, transverse stiffness `N/ν`: a string is stiff across only under
+//! tension, hence the transverse wave speed `c_t = sqrt(N/(ν ρA))` in the reference arc
+//! length).
+//!
+//! # Compression
+//! A rope cannot push: [`Compression::Slack`] (the physical law, used by the forward model)
+//! sets `N = 0`, `Ψ = 0` for `ν < 1`; `Ψ` stays `C¹`. A slack element has no stiffness at all,
+//! and the inverse problem, which carries the payload's data up the rope by the transverse
+//! waves, cannot be solved through it. The inverse solver therefore (1) refuses payload paths
+//! that need a slack rope before solving ([`crate::inverse::crane`]), and (2) uses
+//! [`Compression::Linear`] (`N = EA(ν − 1)` for every `ν > 0`) for its Newton iterates, which
+//! are not physical states and need a smooth, invertible tangent; the converged solution is
+//! checked to be taut everywhere, where the two laws coincide.
+
+use crate::inverse::element::{ElementError, HESSIAN_LEN, PointLaw};
+
+/// What the law does for `ν < 1` (module docs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Compression {
+    /// `N = 0` for `ν < 1` (a rope goes slack).
+    #[default]
+    Slack,
+    /// `N = EA (ν − 1)` for all `ν > 0` (the analytic continuation; inverse iterates).
+    Linear,
+}
+
+/// Point law of the string: `ρA`, `EA` and the compression branch.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct StringPointLaw {
+    /// Mass per unit length `ρA` (kg/m).
+    pub rho_a: f64,
+    /// Axial stiffness `EA` (N).
+    pub ea: f64,
+    /// Branch for `ν < 1`.
+    pub compression: Compression,
+}
+
+impl StringPointLaw {
+    /// `(N, N')` at stretch `ν`.
+    #[inline]
+    pub fn tension(&self, nu: f64) -> (f64, f64) {
+        if nu < 1.0 && self.compression == Compression::Slack {
+            (0.0, 0.0)
+        } else {
+            (self.ea * (nu - 1.0), self.ea)
+        }
+    }
+
+    /// `Ψ(ν)` (J/m).
+    pub fn energy(&self, nu: f64) -> f64 {
+        if nu < 1.0 && self.compression == Compression::Slack {
+            0.0
+        } else {
+            0.5 * self.ea * (nu - 1.0) * (nu - 1.0)
+        }
+    }
+
+    /// `n = N t` and, if `tangent`, `∂n/∂r'` (3 × 3, symmetric) at `r'`. Fails for `ν = 0` or a
+    /// non-finite `r'` (the tangent direction is undefined).
+    #[inline]
+    pub fn force(
+        &self,
+        d: [f64; 3],
+        tangent: bool,
+    ) -> Result<([f64; 3], [[f64; 3]; 3]), ElementError> {
+        let nu = (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt();
+        if !(nu.is_finite() && nu > 1e-12) {
+            return Err(ElementError::Inverted { nu });
+        }
+        let (n, dn) = self.tension(nu);
+        let t = d.map(|x| x / nu);
+        let f = t.map(|x| n * x);
+        let mut k = [[0.0; 3]; 3];
+        if tangent {
+            // ∂n/∂r' = N' t⊗t + (N/ν)(I − t⊗t)
+            let a = n / nu;
+            for i in 0..3 {
+                for j in 0..3 {
+                    let tt = t[i] * t[j];
+                    k[i][j] = dn * tt + a * (if i == j { 1.0 } else { 0.0 } - tt);
+                }
+            }
+        }
+        Ok((f, k))
+    }
+}
+
+impl PointLaw for StringPointLaw {
+    fn inertia(&self) -> [f64; 3] {
+        [self.rho_a; 3]
+    }
+
+    /// `e = (r1', r2', r3, r3')`, `g = (n1, n2, 0, n3)`; the Hessian in the order of
+    /// [`HESSIAN_LEN`]: `h00, h01, h11` and `h33, h03, h13` from `∂n/∂r'`, the rest zero.
+    #[inline]
+    fn stress_point(
+        &self,
+        e: [f64; 4],
+        tangent: bool,
+    ) -> Result<([f64; 4], [f64; HESSIAN_LEN]), ElementError> {
+        let (n, k) = self.force([e[0], e[1], e[3]], tangent)?;
+        let g = [n[0], n[1], 0.0, n[2]];
+        let mut h = [0.0; HESSIAN_LEN];
+        if tangent {
+            h[0] = k[0][0];
+            h[1] = k[0][1];
+            h[2] = k[1][1];
+            h[6] = k[2][2];
+            h[7] = k[0][2];
+            h[8] = k[1][2];
+        }
+        Ok((g, h))
+    }
+
+    fn energy_density(&self, e: [f64; 4]) -> f64 {
+        self.energy((e[0] * e[0] + e[1] * e[1] + e[3] * e[3]).sqrt())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::inverse::element::{BilinearElement, N_DOF, SpaceTimeElement};
+
+    /// The space-time element with the string law: tangent = derivative of the residual.
+    #[test]
+    fn element_tangent_matches_finite_differences() {
+        for compression in [Compression::Slack, Compression::Linear] {
+            let law = StringPointLaw {
+                rho_a: 1.3,
+                ea: 50.0,
+                compression,
+            };
+            let el = BilinearElement::with_law(law, 0.3, 0.05);
+            let mut q = [0.0; N_DOF];
+            for (i, v) in q.iter_mut().enumerate() {
+                *v = 0.05 * ((i as f64) * 1.3).sin();
+            }
+            // a stretched, inclined element: node 1 at about (0.1, 0.2, −0.3) from node 0
+            for a in 0..4 {
+                let is = (a % 2) as f64;
+                q[6 * a] += 0.1 * is;
+                q[6 * a + 1] += 0.2 * is;
+                q[6 * a + 2] -= 0.3 * is;
+            }
+            let mut r = [0.0; N_DOF];
+            let mut k = [[0.0; N_DOF]; N_DOF];
+            el.residual_into(&q, &mut r, Some(&mut k)).unwrap();
+            let h = 1e-6;
+            let scale = k.iter().flatten().fold(0.0f64, |m, v| m.max(v.abs()));
+            let mut worst: f64 = 0.0;
+            for j in 0..N_DOF {
+                let (mut qp, mut qm) = (q, q);
+                qp[j] += h;
+                qm[j] -= h;
+                let (mut rp, mut rm) = ([0.0; N_DOF], [0.0; N_DOF]);
+                el.residual_into(&qp, &mut rp, None).unwrap();
+                el.residual_into(&qm, &mut rm, None).unwrap();
+                for i in 0..N_DOF {
+                    worst = worst.max(((rp[i] - rm[i]) / (2.0 * h) - k[i][j]).abs());
+                }
+            }
+            assert!(
+                worst < 1e-7 * scale,
+                "{compression:?}: {worst:e} vs {scale:e}"
+            );
+        }
+    }
+
+    /// A slack element carries nothing; a taut one carries `EA(ν − 1)` along its tangent.
+    #[test]
+    fn tension_only_and_direction() {
+        let law = StringPointLaw {
+            rho_a: 1.0,
+            ea: 10.0,
+            compression: Compression::Slack,
+        };
+        let (n, _) = law.force([0.0, 0.6, 0.0], true).unwrap();
+        assert_eq!(n, [0.0; 3]);
+        let (n, _) = law.force([0.0, 0.0, -1.5], false).unwrap();
+        assert!((n[2] + 5.0).abs() < 1e-14 && n[0] == 0.0);
+        assert!(law.force([0.0; 3], false).is_err());
+    }
+}
