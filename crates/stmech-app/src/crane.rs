@@ -69,18 +69,19 @@ pub struct Written {
     pub failure: Option<String>,
 }
 
-/// Replays the result (closed loop) and writes every result file of a solved crane problem
-/// into `dir`, `summary.json` last. `secs` is the solve time written into the summary.
+/// Writes every result file of a solved crane problem into `dir`, `summary.json` last.
+/// `replay` gives the closed-loop replay ([`replay`], or one already computed); `secs` is the
+/// solve time written into the summary.
 pub fn write_results(
     s: &CraneScenario,
     sol: &CraneSolution,
     secs: f64,
     dir: &OutputDir,
     plots: bool,
+    replay: impl FnOnce() -> Replay,
 ) -> Result<Written, AppError> {
     let output_start = Instant::now();
-    let tol = s.position_tolerance();
-    let replay = replay(s, sol);
+    let replay = replay();
     let replayed = match &replay {
         Some(Ok(((_, samples), _))) => Some(samples.as_slice()),
         _ => None,
@@ -99,9 +100,30 @@ pub fn write_results(
         write_plots(dir.path(), s, sol, replayed).map_err(|e| AppError::write(&e))?;
         files.extend(["suspension.png", "payload.png"]);
     }
+    let (mut summary, failure) = summary(s, sol, secs, &replay);
+    summary["output_wall_time_seconds"] = output_start.elapsed().as_secs_f64().into();
+    write_json(&dir.file("summary.json"), &summary)?;
+    files.push("summary.json");
+    Ok(Written {
+        summary,
+        files,
+        replay,
+        failure,
+    })
+}
+
+/// The run summary of a solved crane problem with its closed-loop replay, and why the result
+/// fails its verification (`None`: it passes or was not checked).
+pub fn summary(
+    s: &CraneScenario,
+    sol: &CraneSolution,
+    secs: f64,
+    replay: &Replay,
+) -> (serde_json::Value, Option<String>) {
+    let tol = s.position_tolerance();
     let mut summary = summary_ok(s, sol, secs);
     let mut failure = None;
-    match &replay {
+    match replay {
         None => {
             summary["payload_tracking"] =
                 json!({ "status": "not verified (verify.closed_loop = false)" })
@@ -126,19 +148,11 @@ pub fn write_results(
             ));
         }
     }
-    summary["output_wall_time_seconds"] = output_start.elapsed().as_secs_f64().into();
     if let Some(msg) = &failure {
         summary["status"] = json!(GOAL_NOT_REACHED);
         summary["error"] = json!(msg);
     }
-    write_json(&dir.file("summary.json"), &summary)?;
-    files.push("summary.json");
-    Ok(Written {
-        summary,
-        files,
-        replay,
-        failure,
-    })
+    (summary, failure)
 }
 
 /// The `summary.json` of a failed run.
