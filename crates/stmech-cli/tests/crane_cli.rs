@@ -38,6 +38,7 @@ fn demo_crane_writes_the_outputs_and_tracks_the_path() {
         "payload.csv",
         "suspension.png",
         "payload.png",
+        "rope.png",
         "summary.json",
     ] {
         assert!(d.join("res").join(f).is_file(), "{f} missing");
