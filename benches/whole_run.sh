@@ -25,7 +25,8 @@
 # with apt-get if missing, unless NO_INSTALL=1).
 # Sizes: time elements (rigid body, pendulum), time steps (planar beam), space elements
 # (planar beam, 200 steps: the `-space` ladders), space-time nodes (beam inverse; the ladder is
-# 20 … 256 space elements with the time step from the wave speeds),
+# 20 … 256 space elements with the time step from the wave speeds; the crane: 16 … 256 rope
+# elements of examples/crane/01_swing_free_transfer.toml, time step from the slowest wave),
 # beam elements and time elements (flexible multibody: the 3D flying spaghetti of
 # examples/flexible/02_flying_spaghetti_3d.toml, quadratic elements, p = 1, one-element blocks).
 # The flexible ladders get a second table: the time per beam element per time step (solve wall
@@ -116,6 +117,13 @@ gen_inverse() { # [I] Example 3.2 with N space elements; $3 = method
 }
 gen_inverse_fem() { gen_inverse "$1" "$2" space-time; }
 gen_inverse_chars() { gen_inverse "$1" "$2" characteristics; }
+gen_crane() { # the crane example (issue 17) with N rope elements, time step from the slowest wave
+    sed -e "s/^resolution = .*/resolution = $1/" "$ex/crane/01_swing_free_transfer.toml" >"$2"
+    local m
+    m=$("$STMECH" check "$2" | sed -n 's/.*mesh [0-9]* × \([0-9]*\).*/\1/p')
+    echo $((($1 + 1) * (m + 1)))
+}
+gen_crane_fem() { gen_crane "$1" "$2"; }
 gen_flex() { # flying spaghetti with $1 quadratic elements over 15 s in $3 one-element blocks (p = 1)
     sed -e "s/^elements = .*/elements = $1/" -e "s/^blocks = .*/blocks = $3/" \
         -e "s/^elements_per_block = .*/elements_per_block = 1/" "$ex/flexible/02_flying_spaghetti_3d.toml" >"$2"
@@ -131,6 +139,7 @@ if [[ "$QUICK" == 1 ]]; then
     ladder_inv="20 32 64 128"
     ladder_flex_el="8 16 32"
     ladder_flex_steps="1000 2000 4000"
+    ladder_crane="16 32 64"
 else
     ladder_rigid="1000 3000 10000 30000 100000"
     ladder_pend="500 1000 2000 4000 8000"
@@ -139,6 +148,7 @@ else
     ladder_inv="20 32 64 128 256"
     ladder_flex_el="8 16 32 64 128"
     ladder_flex_steps="1000 2000 4000 10000"
+    ladder_crane="16 32 64 128 256"
 fi
 ladders=(
     "rigid-1el|rigid body under constant torque, one-element blocks (p = 1)|time elements|gen_rigid_1el|$ladder_rigid"
@@ -151,6 +161,7 @@ ladders=(
     "beam-slabs-space|planar beam, space-time slabs, 200 slabs|space elements|gen_beam_slabs_space|$ladder_beam_space"
     "inverse-fem|beam inverse Ex. 3.2, space-time FEM|space-time nodes|gen_inverse_fem|$ladder_inv"
     "inverse-chars|beam inverse Ex. 3.2, characteristics|space-time nodes|gen_inverse_chars|$ladder_inv"
+    "crane-fem|crane example (issue 17), space-time FEM, closed-loop replay included|space-time nodes|gen_crane_fem|$ladder_crane"
     "flex-elements|3D flying spaghetti, 1000 time elements (p = 1)|beam elements|gen_flex_elements|$ladder_flex_el"
     "flex-steps|3D flying spaghetti, 16 beam elements (p = 1)|time elements|gen_flex_steps|$ladder_flex_steps"
 )

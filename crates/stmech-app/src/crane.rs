@@ -1,10 +1,10 @@
 //! Crane (`problem = "crane"`, issue 17): the inverse dynamics of a rope with a payload, the
 //! closed-loop replay in the forward rope model, and the files `suspension.csv`,
-//! `payload.csv`, `rope.pvd` (+ `rope_NNNN.vtu`), `suspension.png`, `payload.png` and
-//! `summary.json`.
+//! `payload.csv`, `rope.pvd` (+ `rope_NNNN.vtu`), `suspension.png`, `payload.png`, `rope.png`
+//! (3D snapshots) and `summary.json`.
 
 use crate::AppError;
-use crate::plots::{Series, xy_chart};
+use crate::plots::{Series, space_curves_chart, xy_chart};
 use anyhow::Context;
 use serde_json::json;
 use std::io::Write;
@@ -69,18 +69,19 @@ pub struct Written {
     pub failure: Option<String>,
 }
 
-/// Replays the result (closed loop) and writes every result file of a solved crane problem
-/// into `dir`, `summary.json` last. `secs` is the solve time written into the summary.
+/// Writes every result file of a solved crane problem into `dir`, `summary.json` last.
+/// `replay` gives the closed-loop replay ([`replay`], or one already computed); `secs` is the
+/// solve time written into the summary.
 pub fn write_results(
     s: &CraneScenario,
     sol: &CraneSolution,
     secs: f64,
     dir: &OutputDir,
     plots: bool,
+    replay: impl FnOnce() -> Replay,
 ) -> Result<Written, AppError> {
     let output_start = Instant::now();
-    let tol = s.position_tolerance();
-    let replay = replay(s, sol);
+    let replay = replay();
     let replayed = match &replay {
         Some(Ok(((_, samples), _))) => Some(samples.as_slice()),
         _ => None,
@@ -97,11 +98,32 @@ pub fn write_results(
         .map_err(|e| AppError::io(dir.file("rope.pvd"), e))?;
     if plots {
         write_plots(dir.path(), s, sol, replayed).map_err(|e| AppError::write(&e))?;
-        files.extend(["suspension.png", "payload.png"]);
+        files.extend(["suspension.png", "payload.png", "rope.png"]);
     }
+    let (mut summary, failure) = summary(s, sol, secs, &replay);
+    summary["output_wall_time_seconds"] = output_start.elapsed().as_secs_f64().into();
+    write_json(&dir.file("summary.json"), &summary)?;
+    files.push("summary.json");
+    Ok(Written {
+        summary,
+        files,
+        replay,
+        failure,
+    })
+}
+
+/// The run summary of a solved crane problem with its closed-loop replay, and why the result
+/// fails its verification (`None`: it passes or was not checked).
+pub fn summary(
+    s: &CraneScenario,
+    sol: &CraneSolution,
+    secs: f64,
+    replay: &Replay,
+) -> (serde_json::Value, Option<String>) {
+    let tol = s.position_tolerance();
     let mut summary = summary_ok(s, sol, secs);
     let mut failure = None;
-    match &replay {
+    match replay {
         None => {
             summary["payload_tracking"] =
                 json!({ "status": "not verified (verify.closed_loop = false)" })
@@ -126,19 +148,11 @@ pub fn write_results(
             ));
         }
     }
-    summary["output_wall_time_seconds"] = output_start.elapsed().as_secs_f64().into();
     if let Some(msg) = &failure {
         summary["status"] = json!(GOAL_NOT_REACHED);
         summary["error"] = json!(msg);
     }
-    write_json(&dir.file("summary.json"), &summary)?;
-    files.push("summary.json");
-    Ok(Written {
-        summary,
-        files,
-        replay,
-        failure,
-    })
+    (summary, failure)
 }
 
 /// The `summary.json` of a failed run.
@@ -333,6 +347,38 @@ fn write_plots(
             });
         }
     }
+    // 3D snapshots of the rope (12 between the first and the last time node) with the paths
+    // of its ends
+    let n = st.t.len();
+    let ns = st.mesh.elements_s;
+    let snaps: Vec<Vec<[f64; 3]>> = (0..=12)
+        .map(|k| {
+            let j = (k * (n - 1)) / 12;
+            (0..=ns).map(|i| st.x_at(i, j)).collect()
+        })
+        .collect();
+    let up = {
+        let g = rope.gravity;
+        (0..3)
+            .max_by(|&a, &b| g[a].abs().total_cmp(&g[b].abs()))
+            .unwrap_or(2)
+    };
+    space_curves_chart(
+        &dir.join("rope.png"),
+        "Rope snapshots (light: early, dark: late), equal axes",
+        &snaps,
+        &[
+            (
+                "suspension point",
+                (0..n).map(|j| sol.suspension(j)).collect(),
+            ),
+            (
+                "payload (prescribed)",
+                (0..n).map(|j| s.trajectory.pose(st.t[j])).collect(),
+            ),
+        ],
+        up,
+    )?;
     xy_chart(
         &dir.join("payload.png"),
         "Payload: prescribed path and the forward replay",

@@ -404,6 +404,96 @@ pub fn shapes_chart(
     Ok(())
 }
 
+/// Curves in space on equal axis scales (800×800, oblique view, the vertical axis up):
+/// `shapes` from light blue (first) to dark blue (last), e.g. snapshots of a rope, and
+/// labelled `overlays` on top (e.g. the paths of its ends). `up` is the index of the vertical
+/// coordinate (2 for z up).
+pub fn space_curves_chart(
+    path: &Path,
+    title: &str,
+    shapes: &[Vec<[f64; 3]>],
+    overlays: &[(&str, Vec<[f64; 3]>)],
+    up: usize,
+) -> anyhow::Result<()> {
+    register_font()?;
+    // plot axes: horizontal a, vertical (plotters' y), horizontal b
+    let (a, b) = match up {
+        0 => (1, 2),
+        1 => (0, 2),
+        _ => (0, 1),
+    };
+    let map = |p: &[f64; 3]| (p[a], p[up], p[b]);
+    let all: Vec<(f64, f64, f64)> = shapes
+        .iter()
+        .flatten()
+        .chain(overlays.iter().flat_map(|o| o.1.iter()))
+        .filter(|p| p.iter().all(|c| c.is_finite()))
+        .map(map)
+        .collect();
+    let range = |f: &dyn Fn(&(f64, f64, f64)) -> f64| padded_range(all.iter().map(f));
+    let (rx, ry, rz) = (range(&|p| p.0), range(&|p| p.1), range(&|p| p.2));
+    // a cube around the data: no distortion
+    let span = (rx.1 - rx.0).max(ry.1 - ry.0).max(rz.1 - rz.0).max(1e-9);
+    let cube = |r: (f64, f64)| {
+        let c = 0.5 * (r.0 + r.1);
+        c - 0.5 * span..c + 0.5 * span
+    };
+    let root = BitMapBackend::new(path, (800, 800)).into_drawing_area();
+    root.fill(&WHITE)?;
+    let mut chart = ChartBuilder::on(&root)
+        .caption(title, ("sans-serif", 22))
+        .margin(14)
+        .build_cartesian_3d(cube(rx), cube(ry), cube(rz))?;
+    chart.with_projection(|mut p| {
+        p.pitch = 0.35;
+        p.yaw = 0.65;
+        p.scale = 0.8;
+        p.into_matrix()
+    });
+    chart
+        .configure_axes()
+        .light_grid_style(BLACK.mix(0.12))
+        .max_light_lines(3)
+        .label_style(("sans-serif", 13))
+        .draw()?;
+    let n = shapes.len().max(2) - 1;
+    for (k, shape) in shapes.iter().enumerate() {
+        let light = 1.0 - k as f64 / n as f64;
+        let color = RGBColor(
+            (190.0 * light) as u8,
+            (200.0 * light) as u8,
+            (130.0 + 125.0 * light) as u8,
+        );
+        chart.draw_series(LineSeries::new(
+            shape.iter().map(map),
+            color.stroke_width(2),
+        ))?;
+    }
+    for (i, (label, pts)) in overlays.iter().enumerate() {
+        let style = Palette99::pick(i).to_rgba().stroke_width(2);
+        chart
+            .draw_series(LineSeries::new(
+                pts.iter()
+                    .filter(|p| p.iter().all(|c| c.is_finite()))
+                    .map(map),
+                style,
+            ))?
+            .label(*label)
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 24, y)], style));
+    }
+    if !overlays.is_empty() {
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::UpperLeft)
+            .background_style(WHITE.mix(0.85))
+            .border_style(BLACK.mix(0.4))
+            .label_font(("sans-serif", 14))
+            .draw()?;
+    }
+    root.present()?;
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -78,8 +78,10 @@ pub fn run(s: &CraneScenario, out: PathBuf, force: bool, plots: bool) -> Result<
             return Err(Failure::new(code, err));
         }
     };
-    let written = stmech_app::crane::write_results(s, &sol, secs, &dir, plots)
-        .map_err(crate::run::app_failure)?;
+    let written = stmech_app::crane::write_results(s, &sol, secs, &dir, plots, || {
+        stmech_app::crane::replay(s, &sol)
+    })
+    .map_err(crate::run::app_failure)?;
     let out = dir.commit().map_err(output_failure)?;
     let summary = &written.summary;
     outln!(

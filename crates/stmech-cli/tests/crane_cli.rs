@@ -38,6 +38,7 @@ fn demo_crane_writes_the_outputs_and_tracks_the_path() {
         "payload.csv",
         "suspension.png",
         "payload.png",
+        "rope.png",
         "summary.json",
     ] {
         assert!(d.join("res").join(f).is_file(), "{f} missing");
@@ -99,4 +100,42 @@ fn a_tolerance_the_mesh_cannot_reach_exits_5() {
             .unwrap();
     assert_eq!(s["status"], "goal-not-reached");
     let _ = std::fs::remove_dir_all(&d);
+}
+
+/// A payload CSV (`trajectory.kind = "csv"`): the run reads it relative to the scenario, and
+/// the output may not replace the folder holding it (exit 2, nothing deleted).
+#[test]
+fn payload_csv_runs_and_is_protected_from_the_output() {
+    let d = tmp("csv");
+    // the example's path sampled at 1200 rows (rest-to-rest profile, [I] Eq. 35)
+    let mut csv = String::from("t,x,y,z\n");
+    for k in 0..=1200 {
+        let t = 12.0 * k as f64 / 1200.0;
+        let tau = ((t - 2.0) / 8.0).clamp(0.0, 1.0);
+        let u = 0.5 * (1.0 - (std::f64::consts::PI * tau).cos());
+        let s = 0.5 * (1.0 - (std::f64::consts::PI * u).cos());
+        csv.push_str(&format!("{t},{},{},{}\n", 8.0 * s, 4.0 * s, 2.0 * s));
+    }
+    std::fs::create_dir_all(d.join("data")).unwrap();
+    std::fs::write(d.join("data/payload.csv"), &csv).unwrap();
+    let text = example();
+    let start = text.find("kind = \"rest-to-rest-line\"").unwrap();
+    let end = text.find("[time]").unwrap();
+    let scen = format!(
+        "{}kind = \"csv\"\npath = \"payload.csv\"\n\n{}",
+        &text[..start],
+        &text[end..]
+    );
+    std::fs::write(d.join("data/crane.toml"), scen).unwrap();
+    let out = stmech(&d, &["run", "data/crane.toml", "--out", "res"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    let summary = std::fs::read_to_string(d.join("res/summary.json")).unwrap();
+    assert!(summary.contains("\"status\": \"ok\""), "{summary}");
+    // the output may not be the data folder, even with --force
+    let out = stmech(&d, &["run", "data/crane.toml", "--out", "data", "--force"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("payload.csv"), "{err}");
+    assert!(d.join("data/payload.csv").exists());
 }

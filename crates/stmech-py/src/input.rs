@@ -289,14 +289,15 @@ pub fn time_series(
     Ok((t, rows))
 }
 
-/// Replaces the `[trajectory]` table by the samples `(t, pose)` (`kind = "samples"`): the
-/// inverse problem then checks them as it checks a CSV file.
-pub fn set_trajectory(table: &mut toml::Table, t: &[f64], pose: &[[f64; 3]]) {
+/// Replaces the `[trajectory]` table by the samples `(t, rows)` (`kind = "samples"`, the rows
+/// under `key`: `"pose"` of the beam's tip, `"position"` of the crane's payload): the inverse
+/// problem then checks them as it checks a CSV file.
+pub fn set_trajectory(table: &mut toml::Table, t: &[f64], key: &str, pose: &[[f64; 3]]) {
     let mut tr = toml::Table::new();
     tr.insert("kind".into(), toml::Value::String("samples".into()));
     tr.insert("t".into(), floats(t));
     tr.insert(
-        "pose".into(),
+        key.into(),
         toml::Value::Array(pose.iter().map(|r| floats(r)).collect()),
     );
     table.insert("trajectory".into(), toml::Value::Table(tr));

@@ -2,11 +2,13 @@
 //! TOML files or dicts, run them with the GIL released, get numpy arrays and the summary, and
 //! save the files the CLI writes. See `docs/python.md`.
 
+mod crane_result;
 mod errors;
 mod input;
 mod results;
 mod scenario;
 
+use crane_result::CraneResult;
 use errors::{Problem, ScenarioError, SolveError, problems_of, scenario_error};
 use input::{check_actuation, time_series};
 use pyo3::exceptions::PyValueError;
@@ -82,6 +84,7 @@ enum Solved {
     Static(Box<StaticResult>),
     Beam(Box<BeamResult>),
     Inverse(Box<InverseResult>),
+    Crane(Box<CraneResult>),
 }
 
 /// Why a solve failed.
@@ -92,7 +95,8 @@ enum Failed {
 
 /// Solves a scenario and returns its result object: MultibodyResult (rigid bodies, joints,
 /// spatial beams in time), StaticResult (`analysis = "static"`), BeamResult (`problem =
-/// "beam"`) or InverseResult (`problem = "beam-inverse"`, with the closed-loop check). The
+/// "beam"`), InverseResult (`problem = "beam-inverse"`, with the closed-loop check) or
+/// CraneResult (`problem = "crane"`, with the closed-loop check). The
 /// GIL is released while it solves, so threads run solves in parallel. Arguments as for
 /// `load`. Raises ScenarioError (invalid input) or SolveError (no convergence).
 #[pyfunction]
@@ -111,6 +115,7 @@ fn run(
         Ok(Solved::Static(r)) => Ok(Bound::new(py, *r)?.into_any().unbind()),
         Ok(Solved::Beam(r)) => Ok(Bound::new(py, *r)?.into_any().unbind()),
         Ok(Solved::Inverse(r)) => Ok(Bound::new(py, *r)?.into_any().unbind()),
+        Ok(Solved::Crane(r)) => Ok(Bound::new(py, *r)?.into_any().unbind()),
         Err(Failed::Solver(msg)) => Err(SolveError::new_err(msg)),
         Err(Failed::Input(problems)) => Err(scenario_error(&origin, problems)),
     }
@@ -163,10 +168,26 @@ fn solve(source: input::Source, inner: std::sync::Arc<AnyScenario>) -> Result<So
                 solve_seconds: secs,
             })))
         }
-        AnyScenario::Crane(_) => Err(Failed::Solver(
-            "problem = \"crane\" cannot be solved from Python yet; use `stmech run` (issue 17)"
-                .into(),
-        )),
+        AnyScenario::Crane(s) => {
+            let sol = stmech_app::crane::solve(s).map_err(|e| {
+                if stmech_app::crane::is_input_error(&e) {
+                    Failed::Input(vec![Problem::new("scenario", None, e.to_string())])
+                } else {
+                    Failed::Solver(e.to_string())
+                }
+            })?;
+            let secs = started.elapsed().as_secs_f64();
+            let replay = stmech_app::crane::replay(s, &sol);
+            let (summary, _) = stmech_app::crane::summary(s, &sol, secs, &replay);
+            Ok(Solved::Crane(Box::new(CraneResult {
+                source,
+                scenario: inner.clone(),
+                sol,
+                replay,
+                summary,
+                solve_seconds: secs,
+            })))
+        }
         AnyScenario::BeamInverse(s) => {
             let run = stmech_app::inverse::solve(s).map_err(|e| {
                 if stmech_app::inverse::is_input_error(&e) {
@@ -295,14 +316,36 @@ fn closed_loop<'py>(
     }
 }
 
-/// The built-in demo scenario ([I] Example 3.2, the inverse problem `stmech demo` solves).
+/// The crane demo scenario (`stmech demo crane`).
+const CRANE_DEMO_SCENARIO: &str =
+    include_str!("../../../examples/crane/01_swing_free_transfer.toml");
+
+/// A built-in demo scenario: `demo()` is [I] Example 3.2, the inverse problem `stmech demo`
+/// solves; `demo("crane")` the swing-free crane transfer of `stmech demo crane`.
 #[pyfunction]
-fn demo(py: Python<'_>) -> PyResult<Scenario> {
+#[pyo3(signature = (name = None))]
+fn demo(py: Python<'_>, name: Option<&str>) -> PyResult<Scenario> {
+    let (text, origin) = match name {
+        None | Some("beam-inverse") => (
+            DEMO_SCENARIO,
+            "examples/beam_inverse/example_3_2.toml (built in)",
+        ),
+        Some("crane") => (
+            CRANE_DEMO_SCENARIO,
+            "examples/crane/01_swing_free_transfer.toml (built in)",
+        ),
+        Some(other) => {
+            return Err(PyValueError::new_err(format!(
+                "no demo named {other:?}; the demos are \"beam-inverse\" (the default) and \
+                 \"crane\""
+            )));
+        }
+    };
     load_source(
         py,
         input::Source {
-            text: DEMO_SCENARIO.to_owned(),
-            origin: "examples/beam_inverse/example_3_2.toml (built in)".to_owned(),
+            text: text.to_owned(),
+            origin: origin.to_owned(),
             base_dir: ".".into(),
             file: None,
             lines: true,
@@ -375,6 +418,7 @@ fn _stmech(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Problem>()?;
     m.add_class::<MultibodyResult>()?;
     m.add_class::<StaticResult>()?;
+    m.add_class::<CraneResult>()?;
     m.add_class::<BeamResult>()?;
     m.add_class::<InverseResult>()?;
     m.add("ScenarioError", py.get_type::<ScenarioError>())?;

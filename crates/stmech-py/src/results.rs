@@ -28,14 +28,14 @@ pub fn array<'py>(
 }
 
 /// `json.loads` of a summary.
-fn to_dict<'py>(py: Python<'py>, v: &serde_json::Value) -> PyResult<Bound<'py, PyAny>> {
+pub fn to_dict<'py>(py: Python<'py>, v: &serde_json::Value) -> PyResult<Bound<'py, PyAny>> {
     let text = serde_json::to_string(v).map_err(|e| PyValueError::new_err(e.to_string()))?;
     py.import("json")?.call_method1("loads", (text,))
 }
 
 /// Prepares `dir` as the CLI does (refusing the scenario's own files), writes with `write`
 /// and commits; returns the directory written.
-fn save_with(
+pub fn save_with(
     py: Python<'_>,
     source: &Source,
     inputs: Vec<PathBuf>,
@@ -58,7 +58,7 @@ fn save_with(
 }
 
 /// Whether to draw plots: the argument, else the scenario's `[output] plots`.
-fn plots_wanted(arg: Option<bool>, scenario_default: bool) -> bool {
+pub fn plots_wanted(arg: Option<bool>, scenario_default: bool) -> bool {
     arg.unwrap_or(scenario_default)
 }
 

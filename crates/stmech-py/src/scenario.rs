@@ -137,19 +137,24 @@ pub fn source_of(
         .to_owned();
     let mut problems: Vec<Problem> = Vec::new();
     if let Some(tr) = trajectory {
-        if kind != "beam-inverse" {
-            problems.push(Problem::new(
+        match kind.as_str() {
+            "beam-inverse" => {
+                match time_series(tr, "trajectory", "x, y in m and θ in rad of the tip") {
+                    Ok((t, pose)) => set_trajectory(&mut table, &t, "pose", &pose),
+                    Err(p) => problems.extend(p),
+                }
+            }
+            "crane" => match time_series(tr, "trajectory", "x, y, z in m of the payload") {
+                Ok((t, pos)) => set_trajectory(&mut table, &t, "position", &pos),
+                Err(p) => problems.extend(p),
+            },
+            _ => problems.push(Problem::new(
                 "trajectory",
                 None,
-                "a trajectory is given to an inverse problem only (problem = \"beam-inverse\"); \
-                 leave it out"
+                "a trajectory is given to an inverse problem only (problem = \"beam-inverse\" \
+                 or \"crane\"); leave it out"
                     .into(),
-            ));
-        } else {
-            match time_series(tr, "trajectory", "x, y in m and θ in rad of the tip") {
-                Ok((t, pose)) => set_trajectory(&mut table, &t, &pose),
-                Err(p) => problems.extend(p),
-            }
+            )),
         }
     }
     if let Some(act) = actuation {

@@ -21,6 +21,7 @@ SCENARIOS = {
     "planar beam static": "examples/beam/01_cantilever_elastica.toml",
     "planar beam dynamic": "examples/beam/03_flying_beam.toml",
     "beam inverse": "examples/beam_inverse/example_3_2.toml",
+    "crane": "examples/crane/01_swing_free_transfer.toml",
 }
 
 def strip_times(value):
@@ -129,3 +130,20 @@ def test_static_arrays(runs):
     assert res.load_factor[-1] == 1.0
     assert res.history.shape == (len(res.load_factor), res.q.shape[0])
     assert names
+
+
+def test_crane_arrays_equal_csv(runs):
+    res, cli_dir, _ = runs["crane"]
+    sus = read_csv(cli_dir / "suspension.csv")
+    assert np.array_equal(res.t, sus[:, 0])
+    assert np.array_equal(res.suspension, sus[:, 1:4])
+    assert np.array_equal(res.suspension_velocity, sus[:, 4:7])
+    assert np.array_equal(res.suspension_acceleration, sus[:, 7:10])
+    assert np.array_equal(res.force, sus[:, 10:13])
+    pay = read_csv(cli_dir / "payload.csv")
+    assert np.array_equal(res.payload_prescribed, pay[:, 1:4])
+    assert np.array_equal(res.payload_replayed, pay[:, 4:7])
+    n, ns = len(res.t), len(res.s)
+    assert res.positions.shape == (n, ns, 3)
+    assert np.array_equal(res.positions[:, 0, :], res.suspension)
+    assert res.status == "ok"

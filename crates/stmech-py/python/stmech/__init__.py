@@ -1,5 +1,5 @@
 """stmech: space-time Galerkin dynamics of rigid bodies and beams, and inverse dynamics of
-beams, from Python.
+beams and cranes, from Python.
 
     import stmech
     res = stmech.run("examples/beam_inverse/example_3_2.toml")   # or a dict, or stmech.demo()
@@ -15,6 +15,7 @@ parallel. SI units throughout: m, s, kg, N, rad.
 
 from ._stmech import (
     BeamResult,
+    CraneResult,
     InverseResult,
     MultibodyResult,
     Problem,
@@ -33,6 +34,7 @@ from ._stmech import (
 
 __all__ = [
     "BeamResult",
+    "CraneResult",
     "InverseResult",
     "MultibodyResult",
     "Problem",

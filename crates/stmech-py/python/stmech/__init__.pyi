@@ -60,7 +60,8 @@ def load(
     """Loads and validates a scenario (TOML path, dict or Scenario).
 
     trajectory=(t, pose): tip path of an inverse problem, t in s shape (n,), pose (x, y in m,
-    θ in rad) shape (n, 3); checked like a trajectory CSV. actuation=(t, values): force f_x,
+    θ in rad) shape (n, 3); for a crane the payload's position (x, y, z in m), shape (n, 3);
+    checked like a trajectory CSV. actuation=(t, values): force f_x,
     f_y (N) and moment m (N·m) at s = 0 of a planar beam, shape (n, 3), piecewise linear.
     Raises ScenarioError.
     """
@@ -78,7 +79,7 @@ def run(
     *,
     trajectory: Optional[Series] = None,
     actuation: Optional[Series] = None,
-) -> Union["MultibodyResult", "StaticResult", "BeamResult", "InverseResult"]:
+) -> Union["MultibodyResult", "StaticResult", "BeamResult", "InverseResult", "CraneResult"]:
     """Solves a scenario with the GIL released; the result type follows the problem type.
 
     Raises ScenarioError (invalid input) or SolveError (no convergence).
@@ -98,8 +99,9 @@ def closed_loop(
     max_position_error_m, max_position_error_time_s, max_angle_error_rad,
     max_angle_error_time_s, elements, order, dt_s, steps, wall_time_seconds."""
 
-def demo() -> Scenario:
-    """The built-in demo: [I] Example 3.2, the inverse problem `stmech demo` solves."""
+def demo(name: Optional[str] = None) -> Scenario:
+    """A built-in demo: [I] Example 3.2, the inverse problem `stmech demo` solves (the default,
+    "beam-inverse"), or "crane", the swing-free transfer of `stmech demo crane`."""
 
 def set_threads(n: int) -> None:
     """Threads of the parallel element assembly per solve; each Python thread solves on its
@@ -235,6 +237,49 @@ class InverseResult(_Result):
     @property
     def tip_tracking(self) -> Dict[str, Any]:
         """The closed-loop verification (summary.json's tip_tracking)."""
+    @property
+    def status(self) -> str:
+        """"ok" or "goal-not-reached"."""
+    @property
+    def scenario(self) -> Scenario: ...
+
+class CraneResult(_Result):
+    """Crane inverse dynamics: how the suspension point must move, and the force it applies to
+    the rope, for the payload to follow its path; with the closed-loop replay."""
+
+    @property
+    def t(self) -> FloatArray:
+        """Time nodes (s), shape (nt,)."""
+    @property
+    def s(self) -> FloatArray:
+        """Rope nodes (m, unstretched; 0 at the suspension point, L at the payload), (ns,)."""
+    @property
+    def suspension(self) -> FloatArray:
+        """Suspension-point x, y, z (m), shape (nt, 3)."""
+    @property
+    def suspension_velocity(self) -> FloatArray:
+        """Suspension-point velocity (m/s), shape (nt, 3)."""
+    @property
+    def suspension_acceleration(self) -> FloatArray:
+        """Suspension-point acceleration (m/s²), shape (nt, 3)."""
+    @property
+    def force(self) -> FloatArray:
+        """Force the suspension point applies to the rope (N), shape (nt, 3)."""
+    @property
+    def payload(self) -> FloatArray:
+        """Payload position of the inverse solution (m), shape (nt, 3)."""
+    @property
+    def payload_prescribed(self) -> FloatArray:
+        """Prescribed payload path y(t) (m), shape (nt, 3)."""
+    @property
+    def payload_replayed(self) -> Optional[FloatArray]:
+        """Payload in the closed-loop replay (m), shape (nt, 3); None if not replayed."""
+    @property
+    def positions(self) -> FloatArray:
+        """Rope x, y, z (m) at every space-time node, shape (nt, ns, 3)."""
+    @property
+    def payload_tracking(self) -> Dict[str, Any]:
+        """The closed-loop check (summary.json's payload_tracking)."""
     @property
     def status(self) -> str:
         """"ok" or "goal-not-reached"."""

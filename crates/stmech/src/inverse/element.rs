@@ -64,7 +64,7 @@ pub const N_DOF: usize = 24;
 #[derive(Debug, Clone, Copy, PartialEq, thiserror::Error)]
 pub enum ElementError {
     /// The stretch `ν` left the domain of the law (log law: `ν ≤ 0`) or became non-finite.
-    #[error("the beam is compressed to zero length (stretch ν = {nu:.3e}) in an element")]
+    #[error("an element is compressed to zero length (stretch ν = {nu:.3e})")]
     Inverted {
         /// The offending stretch.
         nu: f64,

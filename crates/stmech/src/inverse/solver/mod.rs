@@ -219,7 +219,7 @@ impl Default for NewtonSettings {
     }
 }
 
-/// Failures of the space-time beam solvers.
+/// Failures of the space-time inverse solvers (planar beam, rope).
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum InverseError {
     /// Invalid model or mesh data.
@@ -235,7 +235,8 @@ pub enum InverseError {
     #[error(
         "Newton did not converge in {iterations} iterations: residual {residual:.3e} > tolerance \
          {tolerance:.1e} (history: {history_text}). Remedy: check that the trajectory is \
-         reachable (a beam cannot stretch or bend arbitrarily), slow the manoeuvre down, refine \
+         reachable (a beam cannot stretch or bend arbitrarily, a rope can only pull), slow the \
+         manoeuvre down, refine \
          the mesh at the same ratio (mesh.resolution), or raise newton.max_iterations"
     )]
     NewtonFailed {
@@ -253,7 +254,8 @@ pub enum InverseError {
     /// A Newton step compressed an element to zero length even after step halving.
     #[error(
         "Newton failed at iteration {iteration}: {source}; even a step shortened 32× \
-         inverts the beam. Remedy: slow the manoeuvre down or refine the mesh"
+         inverts an element of the beam or rope. Remedy: slow the manoeuvre down or refine \
+         the mesh"
     )]
     Element {
         /// Iteration.

@@ -1,16 +1,60 @@
-//! User samples `(t, x, y, θ)` from a CSV file, interpolated by a cubic spline.
+//! User samples from a CSV file, interpolated by a cubic spline: the planar tip's pose
+//! `(t, x, y, θ)` ([`Columns::PlanarPose`]) or a point's position `(t, x, y, z)`
+//! ([`Columns::Position`], the crane's payload).
 
 use super::smoothness::{self, ColumnPrecision, Smoothness};
 use super::{TipTrajectory, TrajectoryError};
 use crate::io::text::{EXCERPT_CHARS, InputLimit, excerpt, read_text};
 use std::path::Path;
 
-/// Interpolated user samples `(t, x, y, θ)`: a cubic spline per component with `γ'(t_first) = 0`
-/// (rest start) and `γ'' = 0` at the last sample.
+/// What the three value columns of a trajectory file are.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Columns {
+    /// `t,x,y,theta`: the planar tip's position (m) and frame angle (rad).
+    PlanarPose,
+    /// `t,x,y,z`: a point's position in space (m), e.g. the crane's payload.
+    Position,
+}
+
+impl Columns {
+    /// Names of the value columns.
+    pub fn names(self) -> [&'static str; 3] {
+        match self {
+            Self::PlanarPose => ["x", "y", "θ"],
+            Self::Position => ["x", "y", "z"],
+        }
+    }
+
+    /// The header to write (`t,x,y,theta` or `t,x,y,z`).
+    pub fn header(self) -> &'static str {
+        match self {
+            Self::PlanarPose => "t,x,y,theta",
+            Self::Position => "t,x,y,z",
+        }
+    }
+
+    /// Whether value column `c` is an angle (scaled on its own by the smoothness test).
+    fn is_angle(self, c: usize) -> bool {
+        self == Self::PlanarPose && c == 2
+    }
+
+    /// What a sample is called in messages.
+    fn what(self) -> &'static str {
+        match self {
+            Self::PlanarPose => "pose (x, y, θ)",
+            Self::Position => "position (x, y, z)",
+        }
+    }
+}
+
+/// Interpolated user samples `(t, x, y, θ)` or `(t, x, y, z)` ([`Columns`]): a cubic spline
+/// per component with `γ'(t_first) = 0` (rest start) and `γ'' = 0` at the last sample.
 #[derive(Clone, Debug)]
 pub struct CsvTrajectory {
     /// Where the data came from.
     pub origin: String,
+    /// What the columns are.
+    pub columns: Columns,
     t: Vec<f64>,
     y: [Vec<f64>; 3],
     m: [Vec<f64>; 3],
@@ -24,7 +68,8 @@ fn derivative_name(k: usize) -> &'static str {
     match k {
         0 => "the pose itself (position or angle) jumps",
         1 => "the velocity γ' jumps (a kink in the path)",
-        _ => "the acceleration γ'' jumps",
+        2 => "the acceleration γ'' jumps",
+        _ => "the jerk γ''' jumps",
     }
 }
 
@@ -45,16 +90,27 @@ impl CsvTrajectory {
 
     /// [`from_path`](Self::from_path) with an explicit size limit.
     pub fn from_path_limited(path: &Path, limit: InputLimit) -> Result<Self, TrajectoryError> {
+        Self::read(path, limit, Columns::PlanarPose)
+    }
+
+    /// Reads rows of the given [`Columns`] from a regular file of at most `limit` bytes.
+    pub fn read(path: &Path, limit: InputLimit, columns: Columns) -> Result<Self, TrajectoryError> {
         let text = read_text(path, limit).map_err(|e| TrajectoryError::Read {
             path: path.display().to_string(),
             message: e.to_string(),
         })?;
-        Self::from_csv_str(&text, &path.display().to_string())
+        Self::parse(&text, &path.display().to_string(), columns)
     }
 
-    /// Parses CSV text; `origin` names it in messages. A UTF-8 byte-order mark is skipped
-    /// and the header may use any letter case.
+    /// Parses `t,x,y,theta` CSV text; `origin` names it in messages. A UTF-8 byte-order mark
+    /// is skipped and the header may use any letter case.
     pub fn from_csv_str(text: &str, origin: &str) -> Result<Self, TrajectoryError> {
+        Self::parse(text, origin, Columns::PlanarPose)
+    }
+
+    /// Parses CSV text of the given [`Columns`] (see [`from_csv_str`](Self::from_csv_str)).
+    pub fn parse(text: &str, origin: &str, columns: Columns) -> Result<Self, TrajectoryError> {
+        let header = columns.header();
         let row_err = |line: usize, message: String| TrajectoryError::Row {
             path: origin.to_owned(),
             line,
@@ -81,13 +137,15 @@ impl CsvTrajectory {
                     return Err(row_err(
                         i + 1,
                         format!(
-                            "expected 4 numbers `t,x,y,theta`, got `{}`{}",
+                            "expected 4 numbers `{header}`, got `{}`{}",
                             excerpt(line, EXCERPT_CHARS),
                             if first_row {
-                                " (a header must start with the time column, e.g. \
-                                 `t,x,y,theta`)"
+                                format!(
+                                    " (a header must start with the time column, e.g. \
+                                     `{header}`)"
+                                )
                             } else {
-                                ""
+                                String::new()
                             }
                         ),
                     ));
@@ -96,7 +154,7 @@ impl CsvTrajectory {
             if vals.len() != 4 {
                 return Err(row_err(
                     i + 1,
-                    format!("expected 4 columns `t,x,y,theta`, got {}", vals.len()),
+                    format!("expected 4 columns `{header}`, got {}", vals.len()),
                 ));
             }
             if !vals.iter().all(|v| v.is_finite()) {
@@ -121,7 +179,7 @@ impl CsvTrajectory {
                 y[c].push(vals[c + 1]);
             }
         }
-        Self::from_columns(origin, t, y, precision)
+        Self::from_columns(origin, columns, t, y, precision)
     }
 
     /// Samples given as numbers (`trajectory.kind = "samples"` of an inverse scenario, numpy
@@ -135,15 +193,28 @@ impl CsvTrajectory {
         pose: &[[f64; 3]],
         origin: &str,
     ) -> Result<Self, (&'static str, TrajectoryError)> {
+        Self::from_sample_rows(t, pose, origin, Columns::PlanarPose, "pose")
+    }
+
+    /// [`from_samples`](Self::from_samples) for any [`Columns`]; `field` names the rows (the
+    /// crane's `"position"`) in the error, which names `"t"` or `field`.
+    pub fn from_sample_rows(
+        t: &[f64],
+        pose: &[[f64; 3]],
+        origin: &str,
+        columns: Columns,
+        field: &'static str,
+    ) -> Result<Self, (&'static str, TrajectoryError)> {
+        let what = columns.what();
         let data = |message: String| TrajectoryError::Data {
             path: origin.to_owned(),
             message,
         };
         if t.len() != pose.len() {
             return Err((
-                "pose",
+                field,
                 data(format!(
-                    "has {} rows but t has {} samples; give one pose (x, y, θ) per time",
+                    "has {} rows but t has {} samples; give one {what} per time",
                     pose.len(),
                     t.len()
                 )),
@@ -157,8 +228,8 @@ impl CsvTrajectory {
             }
             if let Some(c) = p.iter().position(|v| !v.is_finite()) {
                 return Err((
-                    "pose",
-                    data(format!("pose[{k}][{c}] must be finite, got {}", p[c])),
+                    field,
+                    data(format!("{field}[{k}][{c}] must be finite, got {}", p[c])),
                 ));
             }
             if k > 0 && tk <= t[k - 1] {
@@ -177,12 +248,13 @@ impl CsvTrajectory {
                 y[c].push(p[c]);
             }
         }
-        Self::from_columns(origin, t.to_vec(), y, precision).map_err(|e| ("t", e))
+        Self::from_columns(origin, columns, t.to_vec(), y, precision).map_err(|e| ("t", e))
     }
 
     /// The spline through checked columns (at least 4 samples, a finite spline).
     fn from_columns(
         origin: &str,
+        columns: Columns,
         t: Vec<f64>,
         y: [Vec<f64>; 3],
         precision: [ColumnPrecision; 4],
@@ -209,6 +281,7 @@ impl CsvTrajectory {
         }
         Ok(Self {
             origin: origin.to_owned(),
+            columns,
             t,
             y,
             m,
@@ -231,16 +304,21 @@ impl CsvTrajectory {
         self.t.is_empty()
     }
 
-    /// The scale-aware smoothness test of each component (x, y, θ) for derivatives up to
-    /// `order` (see [`smoothness`]): the largest score of each derivative and where.
+    /// The scale-aware smoothness test of each component (x, y, θ or z) for derivatives up
+    /// to `order` (see [`smoothness`]): the largest score of each derivative and where.
     pub fn smoothness(&self, order: usize) -> [Smoothness; 3] {
-        let pos_scale = self.y[0]
-            .iter()
-            .chain(&self.y[1])
+        let cols = self.columns;
+        let pos_scale = (0..3)
+            .filter(|&c| !cols.is_angle(c))
+            .flat_map(|c| &self.y[c])
             .fold(0.0f64, |m, v| m.max(v.abs()));
         let angle_scale = self.y[2].iter().fold(1.0f64, |m, v| m.max(v.abs()));
         [0, 1, 2].map(|c| {
-            let scale = if c < 2 { pos_scale } else { angle_scale };
+            let scale = if cols.is_angle(c) {
+                angle_scale
+            } else {
+                pos_scale
+            };
             let noise = smoothness::noise_bounds(
                 &self.t,
                 &self.y[c],
@@ -264,6 +342,29 @@ impl CsvTrajectory {
         tip_pose: [f64; 3],
         order: usize,
     ) -> Result<(), TrajectoryError> {
+        let need = if order >= 2 {
+            "continuous acceleration (C²; the tip mass turns γ'' into a force)"
+        } else {
+            "continuous velocity (C¹; the actuation follows γ' along the characteristics)"
+        };
+        self.check_needing(t_start, t_end, tip_pose, order, need)
+    }
+
+    /// [`check`](Self::check) with the caller's reason for the smoothness `order` (`need`,
+    /// e.g. "continuous jerk (C³; …)") in the message.
+    pub fn check_needing(
+        &self,
+        t_start: f64,
+        t_end: f64,
+        tip_pose: [f64; 3],
+        order: usize,
+        need: &str,
+    ) -> Result<(), TrajectoryError> {
+        let what = self.columns.what();
+        let (body, model) = match self.columns {
+            Columns::PlanarPose => ("tip", "beam"),
+            Columns::Position => ("payload", "rope"),
+        };
         let data = |message: String| TrajectoryError::Data {
             path: self.origin.clone(),
             message,
@@ -280,25 +381,21 @@ impl CsvTrajectory {
         let dev = (0..3).fold(0.0f64, |m, c| m.max((p[c] - tip_pose[c]).abs()));
         if dev > 1e-9 * scale {
             return Err(data(format!(
-                "must start at the tip's initial pose (x, y, θ) = ({}, {}, {}) at t = {t_start} s, \
+                "must start at the {body}'s initial {what} = ({}, {}, {}) at t = {t_start} s, \
                  but starts at ({}, {}, {}) (deviation {dev:.3e}); the servo constraint would \
-                 demand a jump of the tip. Shift the data or change the beam's initial state",
+                 demand a jump of the {body}. Shift the data or change the {model}'s initial \
+                 state",
                 tip_pose[0], tip_pose[1], tip_pose[2], p[0], p[1], p[2]
             )));
         }
-        let need = if order >= 2 {
-            "continuous acceleration (C²; the tip mass turns γ'' into a force)"
-        } else {
-            "continuous velocity (C¹; the actuation follows γ' along the characteristics)"
-        };
         for (c, s) in self.smoothness(order).iter().enumerate() {
             if let Some(jump) = s.first_jump {
-                let comp = ["x", "y", "θ"][c];
+                let comp = self.columns.names()[c];
                 return Err(data(format!(
                     "not smooth enough: in component {comp}, {} at t = {} s (by about {:.3e}, \
                      {:.0}× what the round-off of the data and the scale of the motion allow). \
-                     The inverse problem needs a {need}, and the beam starts at rest, so the \
-                     data must also leave the initial pose smoothly. Smooth the data (e.g. with \
+                     The inverse problem needs a {need}, and the {model} starts at rest, so the \
+                     data must also leave the initial {what} smoothly. Smooth the data (e.g. with \
                      the rest-to-rest profile) or sample it more densely",
                     derivative_name(jump.derivative),
                     jump.time,

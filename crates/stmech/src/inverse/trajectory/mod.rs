@@ -18,7 +18,7 @@ pub mod smoothness;
 #[cfg(test)]
 mod tests;
 
-pub use csv::CsvTrajectory;
+pub use csv::{Columns, CsvTrajectory};
 
 /// A prescribed tip motion `γ(t)` with its first two time derivatives.
 pub trait TipTrajectory: std::fmt::Debug + Send + Sync {

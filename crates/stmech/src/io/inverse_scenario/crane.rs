@@ -31,11 +31,15 @@ use super::{big, newton_settings, problem};
 use crate::error::InputError;
 use crate::inverse::crane::{self, CraneError};
 use crate::inverse::mesh_ratio;
-use crate::inverse::trajectory::{RestToRestLine, RestToRestProfile, TipTrajectory};
+use crate::inverse::trajectory::{
+    Columns, CsvTrajectory, RestToRestLine, RestToRestProfile, TipTrajectory,
+};
 use crate::inverse::{NewtonSettings, SpaceTimeMesh};
 use crate::io::scenario::ScenarioError;
+use crate::io::text::InputLimit;
 use crate::string::StringModel;
 use serde::Deserialize;
+use std::path::Path;
 
 /// Largest number of unknowns accepted (the sideways elimination of the beam).
 pub use super::MAX_UNKNOWNS;
@@ -79,7 +83,21 @@ enum RawPath {
         t0: f64,
         duration: f64,
     },
+    /// Payload positions `t,x,y,z` from a CSV file (relative to the scenario's folder).
+    #[serde(rename = "csv")]
+    Csv { path: String },
+    /// Payload positions in the scenario itself (or numpy arrays from Python).
+    #[serde(rename = "samples")]
+    Samples {
+        t: Vec<f64>,
+        position: Vec<[f64; 3]>,
+    },
 }
+
+/// Smoothness the crane needs of sampled payload data, and why (the CSV check's message).
+pub const PAYLOAD_SMOOTHNESS: usize = 3;
+const PAYLOAD_NEED: &str = "continuous jerk (C³): the rope leaves the payload along ÿ − g, so the \
+                            suspension point's position follows ÿ and its velocity y‴";
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -140,6 +158,8 @@ pub struct CraneScenario {
     pub verify: CraneVerify,
     /// The input as JSON, echoed into `summary.json`.
     pub echo: serde_json::Value,
+    /// Files the scenario reads (a payload CSV): outputs must not replace them.
+    pub input_files: Vec<std::path::PathBuf>,
 }
 
 impl CraneScenario {
@@ -159,8 +179,20 @@ impl CraneScenario {
         })
     }
 
-    /// Parses and validates scenario text.
+    /// Parses and validates scenario text without file references resolved against a folder
+    /// (a payload CSV path is taken relative to the working directory).
     pub fn from_toml_str(text: &str, origin: &str) -> Result<Self, ScenarioError> {
+        Self::from_toml_str_limited(text, origin, Path::new("."), InputLimit::default())
+    }
+
+    /// Parses and validates scenario text; `base_dir` resolves a relative CSV path, which is
+    /// read with at most `limit` bytes.
+    pub fn from_toml_str_limited(
+        text: &str,
+        origin: &str,
+        base_dir: &Path,
+        limit: InputLimit,
+    ) -> Result<Self, ScenarioError> {
         let syntax = |e: toml::de::Error| ScenarioError::Syntax {
             origin: origin.to_owned(),
             source: Box::new(e),
@@ -169,15 +201,60 @@ impl CraneScenario {
         let table: toml::Table = text.parse().map_err(syntax)?;
         let ProblemKind::Crane = raw.problem;
         let mut issues: Vec<InputError> = Vec::new();
+        let mut input_files = Vec::new();
+        let (t0, t1) = (raw.time.start, raw.time.end);
+        let time_ok = t0.is_finite() && t1.is_finite() && t1 > t0;
+        // sampled payload data: read first, it gives the start
+        let sampled = match &raw.trajectory {
+            RawPath::Line { .. } => None,
+            RawPath::Csv { path } => {
+                let full = base_dir.join(path);
+                input_files.push(full.clone());
+                match CsvTrajectory::read(&full, limit, Columns::Position) {
+                    Ok(c) => Some(c),
+                    Err(e) => {
+                        issues.push(problem("trajectory.path", e.to_string()));
+                        None
+                    }
+                }
+            }
+            RawPath::Samples { t, position } => {
+                match CsvTrajectory::from_sample_rows(
+                    t,
+                    position,
+                    "trajectory samples",
+                    Columns::Position,
+                    "position",
+                ) {
+                    Ok(c) => Some(c),
+                    Err((field, e)) => {
+                        issues.push(problem(&format!("trajectory.{field}"), e.to_string()));
+                        None
+                    }
+                }
+            }
+        };
+        let data_field = match &raw.trajectory {
+            RawPath::Csv { .. } => "trajectory.path",
+            _ => "trajectory.position",
+        };
+        let (start, line) = match &raw.trajectory {
+            RawPath::Line {
+                start,
+                delta,
+                t0,
+                duration,
+            } => (start.unwrap_or([0.0; 3]), Some((*delta, *t0, *duration))),
+            _ => (
+                match (&sampled, time_ok) {
+                    (Some(c), true) => c.pose(t0),
+                    _ => [0.0; 3],
+                },
+                None,
+            ),
+        };
         // rope
         let r = &raw.rope;
-        let RawPath::Line {
-            start,
-            delta,
-            t0: t_on,
-            duration,
-        } = raw.trajectory;
-        let start = start.unwrap_or([0.0; 3]);
         let rope = StringModel {
             length: r.length,
             rho_a: r.rho_a,
@@ -223,8 +300,6 @@ impl CraneScenario {
             });
         }
         // time
-        let (t0, t1) = (raw.time.start, raw.time.end);
-        let time_ok = t0.is_finite() && t1.is_finite() && t1 > t0;
         if !time_ok {
             issues.push(problem(
                 "time.end",
@@ -232,35 +307,55 @@ impl CraneScenario {
             ));
         }
         // path
-        for (k, &v) in delta.iter().enumerate() {
-            if !v.is_finite() {
-                issues.push(problem(
-                    &format!("trajectory.delta[{k}]"),
-                    format!("must be a finite number, got {v}"),
-                ));
+        let path: Box<dyn TipTrajectory> = match (line, sampled) {
+            (Some((delta, t_on, duration)), _) => {
+                for (k, &v) in delta.iter().enumerate() {
+                    if !v.is_finite() {
+                        issues.push(problem(
+                            &format!("trajectory.delta[{k}]"),
+                            format!("must be a finite number, got {v}"),
+                        ));
+                    }
+                }
+                if !t_on.is_finite() {
+                    issues.push(problem(
+                        "trajectory.t0",
+                        format!("must be finite, got {t_on}"),
+                    ));
+                }
+                if !(duration.is_finite() && duration > 0.0) {
+                    issues.push(problem(
+                        "trajectory.duration",
+                        format!("must be finite and > 0 (s), got {duration}"),
+                    ));
+                }
+                Box::new(RestToRestLine {
+                    start,
+                    delta,
+                    profile: RestToRestProfile { t0: t_on, duration },
+                })
             }
-        }
-        if !t_on.is_finite() {
-            issues.push(problem(
-                "trajectory.t0",
-                format!("must be finite, got {t_on}"),
-            ));
-        }
-        if !(duration.is_finite() && duration > 0.0) {
-            issues.push(problem(
-                "trajectory.duration",
-                format!("must be finite and > 0 (s), got {duration}"),
-            ));
-        }
-        let path = RestToRestLine {
-            start,
-            delta,
-            profile: RestToRestProfile { t0: t_on, duration },
+            (None, Some(c)) => {
+                if time_ok
+                    && let Err(e) = c.check_needing(t0, t1, start, PAYLOAD_SMOOTHNESS, PAYLOAD_NEED)
+                {
+                    issues.push(problem(data_field, e.to_string()));
+                }
+                Box::new(c)
+            }
+            // unreadable data: reported above
+            (None, None) => Box::new(RestToRestLine {
+                start,
+                delta: [0.0; 3],
+                profile: RestToRestProfile { t0, duration: 1.0 },
+            }),
         };
+        let path_box = path;
+        let path = path_box.as_ref();
         let path_ok = issues.is_empty() && time_ok;
         let mut min_tension = None;
         if path_ok && rope_ok {
-            match crane::check_time_domain(&rope, &path, t0, t1) {
+            match crane::check_time_domain(&rope, path, t0, t1) {
                 Ok(()) => {}
                 Err(CraneError::TimeDomain { which, .. }) => issues.push(problem(
                     if which == "pre" {
@@ -268,14 +363,21 @@ impl CraneScenario {
                     } else {
                         "time.end"
                     },
-                    crane::check_time_domain(&rope, &path, t0, t1)
+                    crane::check_time_domain(&rope, path, t0, t1)
                         .err()
                         .map(|e| e.to_string())
                         .unwrap_or_default(),
                 )),
-                Err(e) => issues.push(problem("trajectory.t0", e.to_string())),
+                Err(e) => issues.push(problem(
+                    if line.is_some() {
+                        "trajectory.t0"
+                    } else {
+                        data_field
+                    },
+                    e.to_string(),
+                )),
             }
-            match crane::check_payload_path(&rope, &path, t0, t1, 1) {
+            match crane::check_payload_path(&rope, path, t0, t1, 1) {
                 Ok(rep) => min_tension = Some(rep),
                 Err(e) => issues.push(problem("trajectory", e.to_string())),
             }
@@ -357,8 +459,15 @@ impl CraneScenario {
                 {
                     issues.push(problem(field, message));
                 }
-                if let Err(e) = crane::check_resolution(&path, &sm) {
-                    issues.push(problem("trajectory.duration", e.to_string()));
+                if let Err(e) = crane::check_resolution(path, &sm) {
+                    issues.push(problem(
+                        if line.is_some() {
+                            "trajectory.duration"
+                        } else {
+                            data_field
+                        },
+                        e.to_string(),
+                    ));
                 }
                 mesh = Some(sm);
             }
@@ -395,11 +504,12 @@ impl CraneScenario {
                 rope,
                 mesh,
                 mesh_auto,
-                trajectory: Box::new(path),
+                trajectory: path_box,
                 newton,
                 plots,
                 verify,
                 echo: serde_json::to_value(&table).unwrap_or(serde_json::Value::Null),
+                input_files,
             }),
             _ => Err(ScenarioError::Invalid {
                 origin: origin.to_owned(),

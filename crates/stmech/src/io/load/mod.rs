@@ -82,7 +82,8 @@ impl AnyScenario {
     pub fn input_files(&self) -> Vec<std::path::PathBuf> {
         match self {
             Self::BeamInverse(s) => s.input_files.clone(),
-            Self::Multibody(_) | Self::Beam(_) | Self::Crane(_) => Vec::new(),
+            Self::Crane(s) => s.input_files.clone(),
+            Self::Multibody(_) | Self::Beam(_) => Vec::new(),
         }
     }
 }
@@ -136,9 +137,8 @@ pub fn load_text_limited(
                 InverseScenario::from_toml_str_limited(t, origin, base_dir, limit)
                     .map(|s| AnyScenario::BeamInverse(Box::new(s)))
             }
-            ProblemType::Crane => {
-                CraneScenario::from_toml_str(t, origin).map(|s| AnyScenario::Crane(Box::new(s)))
-            }
+            ProblemType::Crane => CraneScenario::from_toml_str_limited(t, origin, base_dir, limit)
+                .map(|s| AnyScenario::Crane(Box::new(s))),
         }
     };
     // numbers too large for their type: a problem each, a placeholder for the other checks
