@@ -179,7 +179,8 @@ pub fn rigid_difference(s: &CraneScenario, sol: &CraneSolution) -> (f64, f64) {
     })
 }
 
-fn tracking_json(r: &CraneTracking, tol: f64, seconds: f64) -> serde_json::Value {
+/// `payload_tracking` of `summary.json` (also `stmech compare`'s per method).
+pub fn tracking_json(r: &CraneTracking, tol: f64, seconds: f64) -> serde_json::Value {
     json!({
         "status": if r.max_deviation <= tol { "ok" } else { "above tolerance" },
         "max_deviation_m": r.max_deviation,

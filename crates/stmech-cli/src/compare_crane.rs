@@ -18,7 +18,7 @@ use stmech::inverse::InverseMethod;
 use stmech::inverse::crane::{self, CraneSolution, CraneTracking};
 use stmech::io::inverse_scenario::crane::CraneScenario;
 use stmech::io::output::OutputDir;
-use stmech_app::crane::{GOAL_NOT_REACHED, rigid_difference};
+use stmech_app::crane::{GOAL_NOT_REACHED, rigid_difference, tracking_json};
 
 /// Why there is no sequential row.
 const NO_SEQUENTIAL: &str = "the sequential baseline ([I] Sect. 2) of the beam's compare has no \
@@ -29,7 +29,8 @@ struct Row {
     status: String,
     seconds: f64,
     solution: Option<CraneSolution>,
-    tracking: Option<Result<CraneTracking, String>>,
+    /// The closed loop and its seconds.
+    tracking: Option<Result<(CraneTracking, f64), String>>,
     note: String,
 }
 
@@ -57,13 +58,14 @@ fn solve_row(s: &CraneScenario, method: InverseMethod) -> Row {
                 ),
             };
             let tracking = s.verify.closed_loop.then(|| {
+                let t = Instant::now();
                 crane::closed_loop(&sol, s.trajectory.as_ref(), s.verify.refine)
-                    .map(|(r, _)| r)
+                    .map(|(r, _)| (r, t.elapsed().as_secs_f64()))
                     .map_err(|e| e.to_string())
             });
             let tol = s.position_tolerance();
             let status = match &tracking {
-                Some(Ok(r)) if r.max_deviation > tol => GOAL_NOT_REACHED,
+                Some(Ok((r, _))) if r.max_deviation > tol => GOAL_NOT_REACHED,
                 Some(Err(_)) => GOAL_NOT_REACHED,
                 _ => "ok",
             };
@@ -135,7 +137,7 @@ pub fn run(s: &CraneScenario, out: PathBuf, force: bool) -> Result<(), Failure> 
         let force_peak = peak(&|x, j| norm(x.solution.actuation[j]));
         let rigid = sol.map(|x| rigid_difference(s, x).0);
         let dev = match &row.tracking {
-            Some(Ok(r)) => Some(r.max_deviation),
+            Some(Ok((r, _))) => Some(r.max_deviation),
             _ => None,
         };
         csv.push_str(&format!(
@@ -153,7 +155,7 @@ pub fn run(s: &CraneScenario, out: PathBuf, force: bool) -> Result<(), Failure> 
             csv_field(&row.note)
         ));
         let tracking_text = match &row.tracking {
-            Some(Ok(r)) => format!(
+            Some(Ok((r, _))) => format!(
                 "closed-loop payload deviation {:.3e} m (tolerance {tol:.3e} m)",
                 r.max_deviation
             ),
@@ -182,7 +184,7 @@ pub fn run(s: &CraneScenario, out: PathBuf, force: bool) -> Result<(), Failure> 
             "peak_force_N": force_peak,
             "max_distance_from_rigid_rope_m": rigid,
             "payload_tracking": match &row.tracking {
-                Some(Ok(r)) => json!(r),
+                Some(Ok((r, secs))) => tracking_json(r, tol, *secs),
                 Some(Err(e)) => json!({ "status": "failed", "error": e }),
                 None => json!("not verified (verify.closed_loop = false)"),
             },
