@@ -60,6 +60,12 @@ pub struct CharacteristicsSettings {
     pub tolerance: f64,
     /// Iteration limit per node.
     pub max_iterations: usize,
+    /// Also accept a node once its change is below `stall · (1 + |state|)` and no longer
+    /// decreasing: the round-off floor of the compatibility system (`v` follows from the
+    /// Riemann invariants `v ∓ c p`, so it is known to about `ε c |p|` only, and a fast family
+    /// puts that floor above `tolerance`; the crane's stiff light ropes). `0` (the beam's
+    /// default): never.
+    pub stall: f64,
 }
 
 impl Default for CharacteristicsSettings {
@@ -67,6 +73,7 @@ impl Default for CharacteristicsSettings {
         Self {
             tolerance: 1e-13,
             max_iterations: 50,
+            stall: 0.0,
         }
     }
 }
@@ -311,6 +318,7 @@ fn march_node<B: CharacteristicBody>(
             next[6 + a] = sol[3 + a];
             next[a] = prev[a] - 0.5 * hs * (sol[3 + a] + prev[6 + a]);
         }
+        let last = change;
         change = (0..9).fold(0.0f64, |mx, c| mx.max((next[c] - q[c]).abs()));
         let size = next.iter().fold(0.0f64, |mx, v| mx.max(v.abs()));
         q = next;
@@ -320,7 +328,9 @@ fn march_node<B: CharacteristicBody>(
                 change,
             });
         }
-        if change <= settings.tolerance * (1.0 + size) {
+        if change <= settings.tolerance * (1.0 + size)
+            || (change <= settings.stall * (1.0 + size) && change >= last)
+        {
             return Ok(NodeResult::Done(q, it, range));
         }
     }
@@ -366,7 +376,11 @@ pub fn check_input(
         ));
     }
     check_mesh(mesh)?;
-    if !(settings.tolerance.is_finite() && settings.tolerance > 0.0 && settings.max_iterations > 0)
+    if !(settings.tolerance.is_finite()
+        && settings.tolerance > 0.0
+        && settings.max_iterations > 0
+        && settings.stall.is_finite()
+        && settings.stall >= 0.0)
     {
         return Err(bad(
             "characteristics",
