@@ -20,9 +20,9 @@ pub const GOAL_NOT_REACHED: &str = "goal-not-reached";
 /// Largest number of VTK snapshots (`rope_NNNN.vtu`) a run writes, besides the last.
 const VTK_FRAMES: usize = 200;
 
-/// Solves the scenario's crane problem.
+/// Solves the scenario's crane problem with its `method`.
 pub fn solve(s: &CraneScenario) -> Result<CraneSolution, CraneError> {
-    crane::solve_crane(&s.rope, &s.mesh, s.trajectory.as_ref(), &s.newton)
+    crane::solve_crane_with(s.method, &s.rope, &s.mesh, s.trajectory.as_ref(), &s.newton)
 }
 
 /// Whether a solver error is the input's fault (exit code 2 in the CLI) rather than the
@@ -167,6 +167,7 @@ pub fn failed_summary(s: &CraneScenario, e: &CraneError, secs: f64) -> serde_jso
         "stmech_version": crate::VERSION,
         "status": "failed",
         "problem": "crane",
+        "method": s.method.name(),
         "error": e.to_string(),
         "newton_residuals": history,
         "scenario": { "origin": s.origin, "input": s.echo },
@@ -192,7 +193,8 @@ pub fn rigid_difference(s: &CraneScenario, sol: &CraneSolution) -> (f64, f64) {
     })
 }
 
-fn tracking_json(r: &CraneTracking, tol: f64, seconds: f64) -> serde_json::Value {
+/// `payload_tracking` of `summary.json` (also `stmech compare`'s per method).
+pub fn tracking_json(r: &CraneTracking, tol: f64, seconds: f64) -> serde_json::Value {
     json!({
         "status": if r.max_deviation <= tol { "ok" } else { "above tolerance" },
         "max_deviation_m": r.max_deviation,
@@ -216,11 +218,12 @@ fn summary_ok(s: &CraneScenario, sol: &CraneSolution, secs: f64) -> serde_json::
         "stmech_version": crate::VERSION,
         "status": "ok",
         "problem": "crane",
-        "method": "space-time",
+        "method": sol.method.name(),
         "rope": rope,
         "mesh": st.mesh,
         "mesh_ratio": {
             "courant": sol.courant,
+            "limited": sol.method == stmech::inverse::InverseMethod::SpaceTime,
             "slowest_transverse_speed_m_per_s": crane::slowest_speed(&rope, &sol.path),
             "axial_speed_m_per_s": rope.axial_speed(),
             "limit": stmech::inverse::mesh_ratio::LIMIT,
@@ -228,7 +231,8 @@ fn summary_ok(s: &CraneScenario, sol: &CraneSolution, secs: f64) -> serde_json::
         "travel_time_s": rope.travel_time(),
         "path": sol.path,
         "min_stretch": sol.min_stretch,
-        "newton": st.newton,
+        "newton": sol.march.is_none().then_some(&st.newton),
+        "march": sol.march,
         "suspension": {
             "sign_convention": "force = the force the suspension point applies to the rope (N)",
             "peak_speed": peak(&|j| norm(sol.suspension_velocity(j))),

@@ -1,4 +1,5 @@
-//! `stmech compare [SCENARIO]`: every inverse method on one beam-inverse scenario (default:
+//! `stmech compare [SCENARIO]`: every inverse method on one beam-inverse scenario (crane
+//! scenarios: [`crate::compare_crane`]; default:
 //! the built-in `[I]` Example 3.2). Runs the space-time FEM and the method of characteristics
 //! on the scenario's mesh and the sequential baseline (`[I]` Sect. 2: linear elements in space,
 //! one per space element of the mesh, BDF2 with the time step of the mesh, consistent mass),
@@ -178,11 +179,22 @@ fn sequential_row(s: &InverseScenario) -> Row {
     }
 }
 
-fn csv_field(text: &str) -> String {
+/// A CSV field, quoted (also used by [`crate::compare_crane`]).
+pub(crate) fn csv_field(text: &str) -> String {
     format!("\"{}\"", text.replace('"', "\"\""))
 }
 
-/// Runs all methods on `scenario` (a beam-inverse file, or the built-in demo if `None`).
+/// `out/compare-<scenario file stem>` (`example_3_2` for the built-in demo).
+fn default_out(scenario: Option<&Path>) -> PathBuf {
+    let stem = scenario
+        .and_then(|p| p.file_stem())
+        .map(|x| x.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "example_3_2".into());
+    PathBuf::from("out").join(format!("compare-{stem}"))
+}
+
+/// Runs all methods on `scenario` (a beam-inverse file, a crane file
+/// ([`crate::compare_crane`]), or the built-in demo if `None`).
 pub fn run(
     scenario: Option<&Path>,
     out: Option<PathBuf>,
@@ -195,12 +207,20 @@ pub fn run(
             .map_err(crate::scenario_failure)?
         {
             stmech::io::load::AnyScenario::BeamInverse(s) => *s,
+            stmech::io::load::AnyScenario::Crane(c) => {
+                crate::limits::gate(&c.origin, &stmech::resources::estimate_crane(&c), limit)?;
+                let out = out.unwrap_or_else(|| default_out(scenario));
+                stmech::io::output::refuse_inputs(&out, &[p.to_path_buf()])
+                    .map_err(crate::run::output_failure)?;
+                return crate::compare_crane::run(&c, out, force);
+            }
             _ => {
                 return Err(Failure::new(
                     Failure::INPUT,
                     anyhow::anyhow!(
-                        "{}: `stmech compare` needs a beam-inverse scenario (problem = \
-                         \"beam-inverse\"), see examples/beam_inverse/",
+                        "{}: `stmech compare` needs a beam-inverse or crane scenario (problem = \
+                         \"beam-inverse\" or \"crane\"), see examples/beam_inverse/ and \
+                         examples/crane/",
                         p.display()
                     ),
                 ));
@@ -209,13 +229,7 @@ pub fn run(
         None => crate::inverse_run::load_demo()?,
     };
     crate::limits::gate(&s.origin, &stmech::resources::estimate_compare(&s), limit)?;
-    let out = out.unwrap_or_else(|| {
-        let stem = scenario
-            .and_then(|p| p.file_stem())
-            .map(|x| x.to_string_lossy().into_owned())
-            .unwrap_or_else(|| "example_3_2".into());
-        PathBuf::from("out").join(format!("compare-{stem}"))
-    });
+    let out = out.unwrap_or_else(|| default_out(scenario));
     let mut inputs = s.input_files.clone();
     inputs.extend(scenario.map(Path::to_path_buf));
     stmech::io::output::refuse_inputs(&out, &inputs).map_err(crate::run::output_failure)?;

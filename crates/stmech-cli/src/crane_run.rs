@@ -18,9 +18,13 @@ pub const DEMO_ORIGIN: &str = "examples/crane/01_swing_free_transfer.toml (built
 /// One line for `stmech check`.
 pub fn describe(s: &CraneScenario) -> String {
     format!(
-        "ok: {}: crane (space-time FEM), rope L = {} m, ρA = {} kg/m, EA = {} N, payload {} kg, \
+        "ok: {}: crane ({}), rope L = {} m, ρA = {} kg/m, EA = {} N, payload {} kg, \
          t = [{}, {}] s, mesh {} × {} (hs = {:.4} m, ht = {:.4} s{})",
         s.origin,
+        match s.method {
+            stmech::inverse::InverseMethod::SpaceTime => "space-time FEM",
+            stmech::inverse::InverseMethod::Characteristics => "method of characteristics",
+        },
         s.rope.length,
         s.rope.rho_a,
         s.rope.ea,
@@ -84,18 +88,30 @@ pub fn run(s: &CraneScenario, out: PathBuf, force: bool, plots: bool) -> Result<
     .map_err(crate::run::app_failure)?;
     let out = dir.commit().map_err(output_failure)?;
     let summary = &written.summary;
-    outln!(
-        "Newton (started from {}): {} iterations, residuals {}",
-        sol.solution.newton.start.name(),
-        sol.solution.newton.iterations,
-        sol.solution
-            .newton
-            .residuals
-            .iter()
-            .map(|r| format!("{r:.1e}"))
-            .collect::<Vec<_>>()
-            .join(" → ")
-    );
+    match &sol.march {
+        None => outln!(
+            "Newton (started from {}): {} iterations, residuals {}",
+            sol.solution.newton.start.name(),
+            sol.solution.newton.iterations,
+            sol.solution
+                .newton
+                .residuals
+                .iter()
+                .map(|r| format!("{r:.1e}"))
+                .collect::<Vec<_>>()
+                .join(" → ")
+        ),
+        Some(m) => outln!(
+            "method of characteristics: {} nodes, fixed-point iterations {:.2} per node (max \
+             {}), speeds {:.4}-{:.4} m/s, hs/(c_min ht) = {:.3} (not limited)",
+            m.nodes,
+            m.iterations_total as f64 / m.nodes.max(1) as f64,
+            m.iterations_max,
+            m.speed_range[0],
+            m.speed_range[1],
+            sol.courant
+        ),
+    }
     let (dx, _) = rigid_difference(s, &sol);
     outln!(
         "suspension point: peak speed {:.4} m/s, peak force {:.4} N; largest distance from \

@@ -10,6 +10,7 @@ mod console;
 
 mod beam_run;
 mod compare;
+mod compare_crane;
 mod conditioning;
 mod convergence;
 mod crane_run;
@@ -127,9 +128,10 @@ enum Command {
         scratch: Option<PathBuf>,
     },
     /// Run every inverse method (space-time FEM, characteristics, sequential baseline) on one
-    /// beam-inverse scenario and write compare.csv, compare.png and summary.json.
+    /// beam-inverse scenario, or both field methods on a crane scenario, and write
+    /// compare.csv, compare.png and summary.json.
     Compare {
-        /// Beam-inverse scenario (TOML) [default: the built-in demo, [I] Example 3.2].
+        /// Beam-inverse or crane scenario (TOML) [default: the built-in demo, [I] Example 3.2].
         scenario: Option<PathBuf>,
         /// Output directory [default: out/compare-<scenario file stem>].
         #[arg(long, value_name = "DIR")]

@@ -139,3 +139,88 @@ fn payload_csv_runs_and_is_protected_from_the_output() {
     assert!(err.contains("payload.csv"), "{err}");
     assert!(d.join("data/payload.csv").exists());
 }
+
+/// `method = "characteristics"` (the beam-inverse key) runs the crane by the method of
+/// characteristics, on a mesh the FEM's mesh ratio would refuse.
+#[test]
+fn characteristics_method_runs_without_mesh_ratio() {
+    let d = tmp("chars");
+    let text = example()
+        .replace(
+            "problem = \"crane\"",
+            "problem = \"crane\"\nmethod = \"characteristics\"",
+        )
+        .replace("resolution = 32", "elements_s = 16\nelements_t = 800");
+    std::fs::write(d.join("chars.toml"), &text).unwrap();
+    // the same mesh with the FEM: refused by the mesh ratio (μ = 4.1 > 2)
+    std::fs::write(
+        d.join("fem.toml"),
+        text.replace("method = \"characteristics\"", "method = \"space-time\""),
+    )
+    .unwrap();
+    let out = stmech(&d, &["check", "fem.toml"]);
+    assert_eq!(out.status.code(), Some(2));
+    let out = stmech(&d, &["check", "chars.toml"]);
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{said}");
+    assert!(said.contains("method of characteristics"), "{said}");
+    let out = stmech(&d, &["run", "chars.toml", "--out", "res"]);
+    let text_out = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(text_out.contains("fixed-point iterations"), "{text_out}");
+    let s: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(d.join("res/summary.json")).unwrap())
+            .unwrap();
+    assert_eq!(s["status"], "ok");
+    assert_eq!(s["method"], "characteristics");
+    assert!(s["march"]["nodes"].as_u64().unwrap() > 16 * 800);
+    let dev = s["payload_tracking"]["max_deviation_m"].as_f64().unwrap();
+    assert!(dev < 5e-3, "{dev}");
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+/// `stmech compare` on the crane example: a row per method, their difference, the sequential
+/// baseline's absence explained.
+#[test]
+fn compare_shows_both_methods_on_the_crane_example() {
+    let d = tmp("compare");
+    let example = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../examples/crane/01_swing_free_transfer.toml");
+    let out = stmech(&d, &["compare", example.to_str().unwrap(), "--out", "cmp"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains("space-time ") && stdout.contains("characteristics "),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("difference between the methods"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("sequential"), "{stdout}");
+    let csv = std::fs::read_to_string(d.join("cmp/compare.csv")).unwrap();
+    assert_eq!(csv.lines().count(), 3, "{csv}");
+    assert!(d.join("cmp/compare.png").is_file());
+    let s: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(d.join("cmp/summary.json")).unwrap())
+            .unwrap();
+    assert_eq!(s["status"], "ok");
+    // the two methods agree to their discretisation error on 32 × 376 (3.3e-4 m measured)
+    let dx = s["max_suspension_difference_between_methods_m"]
+        .as_f64()
+        .unwrap();
+    assert!(dx > 0.0 && dx < 1e-3, "{dx}");
+    for m in s["methods"].as_array().unwrap() {
+        let dev = m["payload_tracking"]["max_deviation_m"].as_f64().unwrap();
+        assert!(dev < 1e-3, "{m}");
+    }
+    let _ = std::fs::remove_dir_all(&d);
+}

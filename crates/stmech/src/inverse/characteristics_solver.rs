@@ -46,13 +46,10 @@
 //! extended so far that the shrinking domain of determinacy still covers `[t_start, t_end]` at
 //! `s = 0`.
 
-use super::characteristics::{CharacteristicAnalysis, deformation_gradient, stress};
+use super::characteristics_body::{CharacteristicBody, State};
 use super::element::ElementError;
-use super::solver::{
-    BeamModel, InverseError, NewtonHistory, SpaceTimeMesh, SpaceTimeSolution, TipLaw,
-};
+use super::solver::{BeamModel, InverseError, NewtonHistory, SpaceTimeMesh, SpaceTimeSolution};
 use super::trajectory::{TipTrajectory, TrajectoryError};
-use crate::beam::section::ConstitutiveLaw;
 use crate::error::InputError;
 use std::time::Instant;
 
@@ -63,6 +60,12 @@ pub struct CharacteristicsSettings {
     pub tolerance: f64,
     /// Iteration limit per node.
     pub max_iterations: usize,
+    /// Also accept a node once its change is below `stall · (1 + |state|)` and no longer
+    /// decreasing: the round-off floor of the compatibility system (`v` follows from the
+    /// Riemann invariants `v ∓ c p`, so it is known to about `ε c |p|` only, and a fast family
+    /// puts that floor above `tolerance`; the crane's stiff light ropes). `0` (the beam's
+    /// default): never.
+    pub stall: f64,
 }
 
 impl Default for CharacteristicsSettings {
@@ -70,6 +73,7 @@ impl Default for CharacteristicsSettings {
         Self {
             tolerance: 1e-13,
             max_iterations: 50,
+            stall: 0.0,
         }
     }
 }
@@ -91,36 +95,17 @@ pub struct MarchReport {
     pub seconds: f64,
 }
 
-/// Result of [`solve_characteristics`]: the grid solution in the layout of the space-time
-/// solver (so that its output code, [`SpaceTimeSolution::actuation_at`], `tip`, `energy`
-/// apply), plus the march statistics. `solution.newton` holds no Newton data: `iterations` is
-/// the total number of fixed-point iterations and `unknowns` the number of nodal unknowns.
+/// Result of [`solve_characteristics`] (and of [`march`] for any body): the grid solution in
+/// the layout of the space-time solver (so that its output code,
+/// [`SpaceTimeSolution::actuation_at`], `tip`, `energy` apply), plus the march statistics.
+/// `solution.newton` holds no Newton data: `iterations` is the total number of fixed-point
+/// iterations and `unknowns` the number of nodal unknowns.
 #[derive(Clone, Debug)]
-pub struct CharacteristicsSolution {
+pub struct CharacteristicsSolution<B = BeamModel> {
     /// `x`, `v` on the grid of the mesh, actuation at its time nodes.
-    pub solution: SpaceTimeSolution,
+    pub solution: SpaceTimeSolution<B>,
     /// March statistics.
     pub report: MarchReport,
-}
-
-/// Per-node state `(x, v, p)`.
-type State = [f64; 9];
-
-fn rest_state(beam: &BeamModel, s: f64) -> State {
-    let x = beam.initial_pose(s);
-    let (sn, cs) = beam.base[2].sin_cos();
-    [x[0], x[1], x[2], 0.0, 0.0, 0.0, cs, sn, 0.0]
-}
-
-/// The slowest speed any state can have (log law: the axial speed tends to
-/// `sqrt(EA/(2ρA))` under tension), for the size of the tip-line extension.
-fn speed_lower_bound(beam: &BeamModel) -> f64 {
-    let c = beam.law.wave_speeds(&beam.section, 1.0);
-    let axial = match beam.law {
-        ConstitutiveLaw::Quadratic => c[2],
-        ConstitutiveLaw::Log => c[2] / std::f64::consts::SQRT_2,
-    };
-    c[0].min(c[1]).min(axial)
 }
 
 fn bad(field: &str, message: String) -> InverseError {
@@ -278,8 +263,8 @@ enum NodeError {
 
 /// One node `Q = (s_{i−1}, t_j)` from the line `s_i` (`prev`: the state at `(s_i, t_j)`;
 /// `guess`: the predictor for `Q`).
-fn march_node(
-    beam: &BeamModel,
+fn march_node<B: CharacteristicBody>(
+    body: &B,
     line: &LineView<'_>,
     prev: &State,
     guess: State,
@@ -287,9 +272,9 @@ fn march_node(
     hs: f64,
     settings: &CharacteristicsSettings,
 ) -> Result<NodeResult, NodeError> {
-    let sec = &beam.section;
     let mut q = guess;
-    let a0 = CharacteristicAnalysis::at(sec, beam.law, q[2], [q[6], q[7], q[8]])
+    let a0 = body
+        .characteristics([q[0], q[1], q[2]], [q[6], q[7], q[8]])
         .map_err(|e| NodeError::Law(e, 0))?;
     let mut c_row = [0.0; 6];
     for r in 0..6 {
@@ -306,7 +291,8 @@ fn march_node(
                 return Ok(NodeResult::OutsideDomain);
             };
             let mid: State = std::array::from_fn(|c| 0.5 * (p[c] + q[c]));
-            let an = CharacteristicAnalysis::at(sec, beam.law, mid[2], [mid[6], mid[7], mid[8]])
+            let an = body
+                .characteristics([mid[0], mid[1], mid[2]], [mid[6], mid[7], mid[8]])
                 .map_err(|e| NodeError::Law(e, it))?;
             let (c, e) = (an.speeds[k], an.modes[k]);
             c_row[r] = c;
@@ -332,6 +318,7 @@ fn march_node(
             next[6 + a] = sol[3 + a];
             next[a] = prev[a] - 0.5 * hs * (sol[3 + a] + prev[6 + a]);
         }
+        let last = change;
         change = (0..9).fold(0.0f64, |mx, c| mx.max((next[c] - q[c]).abs()));
         let size = next.iter().fold(0.0f64, |mx, v| mx.max(v.abs()));
         q = next;
@@ -341,7 +328,9 @@ fn march_node(
                 change,
             });
         }
-        if change <= settings.tolerance * (1.0 + size) {
+        if change <= settings.tolerance * (1.0 + size)
+            || (change <= settings.stall * (1.0 + size) && change >= last)
+        {
             return Ok(NodeResult::Done(q, it, range));
         }
     }
@@ -364,6 +353,19 @@ pub fn solve_characteristics(
 ) -> Result<CharacteristicsSolution, InverseError> {
     let started = Instant::now();
     beam.validate("beam")?;
+    check_input(mesh, settings)?;
+    let tip0 = beam.initial_pose(beam.length);
+    super::trajectory::check_start_pose(trajectory, mesh.t_start, tip0, beam.length)?;
+    check_pre_actuation(beam, mesh.t_start, trajectory)?;
+    march_from(beam, mesh, trajectory, settings, started)
+}
+
+/// The time domain, the mesh counts ([`check_mesh`]) and the settings: the checks of every
+/// march, whatever the body.
+pub fn check_input(
+    mesh: &SpaceTimeMesh,
+    settings: &CharacteristicsSettings,
+) -> Result<(), InverseError> {
     if !(mesh.t_start.is_finite() && mesh.t_end.is_finite() && mesh.t_end > mesh.t_start) {
         return Err(bad(
             "time",
@@ -374,48 +376,65 @@ pub fn solve_characteristics(
         ));
     }
     check_mesh(mesh)?;
-    if !(settings.tolerance.is_finite() && settings.tolerance > 0.0 && settings.max_iterations > 0)
+    if !(settings.tolerance.is_finite()
+        && settings.tolerance > 0.0
+        && settings.max_iterations > 0
+        && settings.stall.is_finite()
+        && settings.stall >= 0.0)
     {
         return Err(bad(
             "characteristics",
             format!("tolerance must be > 0 and max_iterations ≥ 1, got {settings:?}"),
         ));
     }
-    let tip0 = beam.initial_pose(beam.length);
-    super::trajectory::check_start_pose(trajectory, mesh.t_start, tip0, beam.length)?;
-    check_pre_actuation(beam, mesh.t_start, trajectory)?;
+    Ok(())
+}
 
+/// The march of the module docs for any [`CharacteristicBody`], after [`check_input`]. The
+/// body's own checks (data, start pose, pre-actuation room: the state below `t_start` is the
+/// rest state) are the caller's: [`solve_characteristics`] for the beam,
+/// [`super::crane::solve_crane_characteristics`] for the string.
+pub fn march<B: CharacteristicBody>(
+    body: &B,
+    mesh: &SpaceTimeMesh,
+    trajectory: &dyn TipTrajectory,
+    settings: &CharacteristicsSettings,
+) -> Result<CharacteristicsSolution<B>, InverseError> {
+    let started = Instant::now();
+    check_input(mesh, settings)?;
+    march_from(body, mesh, trajectory, settings, started)
+}
+
+fn march_from<B: CharacteristicBody>(
+    body: &B,
+    mesh: &SpaceTimeMesh,
+    trajectory: &dyn TipTrajectory,
+    settings: &CharacteristicsSettings,
+    started: Instant,
+) -> Result<CharacteristicsSolution<B>, InverseError> {
     let ns = mesh.elements_s;
     let nt = mesh.elements_t;
-    let hs = beam.length / ns as f64;
+    let length = body.length();
+    let hs = length / ns as f64;
     let ht = mesh.ht();
+    let c_low = body.speed_lower_bound(trajectory, mesh.t_start, mesh.t_end);
     // Each line loses at most ceil(hs/(c ht)) nodes at the top of its domain of determinacy.
-    let per_line = (hs / (speed_lower_bound(beam) * ht) * (1.0 + 1e-9)).ceil() as usize;
+    let per_line = (hs / (c_low * ht) * (1.0 + 1e-9)).ceil() as usize;
     let n_ext = nt
         .saturating_add(ns.saturating_mul(per_line))
         .saturating_add(4);
     let t_of = |j: usize| mesh.t_start + j as f64 * ht;
 
     // tip line
-    let sec = &beam.section;
     let mut tip_line = Vec::with_capacity(crate::resources::reserve(n_ext, 1));
     for j in 0..=n_ext {
-        let t = t_of(j);
-        let (g, gv) = (trajectory.pose(t), trajectory.velocity(t));
-        let h = match beam.tip {
-            TipLaw::Free => [0.0; 3],
-            TipLaw::Mass { mass, inertia } => {
-                let a = trajectory.acceleration(t);
-                [-mass * a[0], -mass * a[1], -inertia * a[2]]
-            }
-        };
-        let p = deformation_gradient(sec, beam.law, g[2], h).map_err(|source| {
-            InverseError::Element {
+        let q = body
+            .tip_state(trajectory, t_of(j))
+            .map_err(|source| InverseError::Element {
                 iteration: 0,
                 source,
-            }
-        })?;
-        tip_line.push([g[0], g[1], g[2], gv[0], gv[1], gv[2], p[0], p[1], p[2]]);
+            })?;
+        tip_line.push(q);
     }
     let mut lines: Vec<Vec<State>> = vec![Vec::new(); ns + 1];
     let mut tops = vec![0usize; ns + 1];
@@ -431,7 +450,7 @@ pub fn solve_characteristics(
         let view = LineView {
             states: &rest[0],
             top: tops[i],
-            rest: rest_state(beam, i as f64 * hs),
+            rest: body.rest_state(i as f64 * hs),
             t_start: mesh.t_start,
             ht,
         };
@@ -443,7 +462,7 @@ pub fn solve_characteristics(
                 0 => *prev,
                 _ => std::array::from_fn(|c| prev[c] + new_line[j - 1][c] - view.states[j - 1][c]),
             };
-            match march_node(beam, &view, prev, guess, t_of(j), hs, settings) {
+            match march_node(body, &view, prev, guess, t_of(j), hs, settings) {
                 Ok(NodeResult::Done(q, its, range)) => {
                     report.iterations_total += its;
                     report.iterations_max = report.iterations_max.max(its);
@@ -510,13 +529,12 @@ pub fn solve_characteristics(
     let actuation = (0..=nt)
         .map(|j| {
             let q = &lines[0][j];
-            let sg = stress(sec, beam.law, q[2], [q[6], q[7], q[8]]);
-            [-sg[0], -sg[1], -sg[2]]
+            body.actuation([q[0], q[1], q[2]], [q[6], q[7], q[8]])
         })
         .collect();
     report.seconds = started.elapsed().as_secs_f64();
     let solution = SpaceTimeSolution {
-        beam: *beam,
+        beam: *body,
         mesh: *mesh,
         s: (0..ns1).map(|i| i as f64 * hs).collect(),
         t: (0..=nt).map(t_of).collect(),
@@ -539,6 +557,7 @@ pub fn solve_characteristics(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::beam::section::ConstitutiveLaw;
     use crate::inverse::trajectory::{RestToRestLine, RestToRestProfile};
 
     #[test]

@@ -69,6 +69,16 @@ pub enum ElementError {
         /// The offending stretch.
         nu: f64,
     },
+    /// A rope without tension (`ν ≤ 1`): its transverse waves stop, so the method of
+    /// characteristics cannot carry the payload's data up through it.
+    #[error(
+        "the rope is slack (stretch ν = {nu:.6} ≤ 1): without tension it has no transverse \
+         waves and the payload's motion cannot be traced up the rope. Fix: a slower manoeuvre"
+    )]
+    Slack {
+        /// The offending stretch.
+        nu: f64,
+    },
 }
 
 /// Entries of the symmetric Hessian `∂g/∂e` at a stiffness point, in the order

@@ -24,6 +24,7 @@
 
 pub mod body;
 pub mod characteristics;
+pub mod characteristics_body;
 pub mod characteristics_solver;
 pub mod closed_loop;
 pub mod crane;

@@ -5,10 +5,14 @@
 //! validation that collects every problem with its field path; `[time]`, `[newton]` and
 //! `[output]` are the beam-inverse tables). The solver's own checks run here with their
 //! messages: the payload path (no slack rope, at rest at the start), the pre- and
-//! post-actuation room, the mesh ratio with the slowest transverse wave.
+//! post-actuation room, and the method's mesh check: the mesh ratio with the slowest
+//! transverse wave for the space-time FEM, at least 3 time elements for the method of
+//! characteristics (semi-Lagrangian: no mesh ratio). `method` is the key and spelling of the
+//! beam-inverse scenario ([`InverseMethod`]).
 //!
 //! ```toml
 //! problem = "crane"
+//! method = "space-time"        # default; or "characteristics" (method of characteristics)
 //! [rope]
 //! length = 10.0
 //! rho_a = 2.0
@@ -34,7 +38,7 @@ use crate::inverse::mesh_ratio;
 use crate::inverse::trajectory::{
     Columns, CsvTrajectory, RestToRestLine, RestToRestProfile, TipTrajectory,
 };
-use crate::inverse::{NewtonSettings, SpaceTimeMesh};
+use crate::inverse::{InverseMethod, NewtonSettings, SpaceTimeMesh};
 use crate::io::scenario::ScenarioError;
 use crate::io::text::InputLimit;
 use crate::string::StringModel;
@@ -48,6 +52,7 @@ pub use super::MAX_UNKNOWNS;
 #[serde(deny_unknown_fields)]
 struct Raw {
     problem: ProblemKind,
+    method: Option<InverseMethod>,
     rope: RawRope,
     trajectory: RawPath,
     time: RawTime,
@@ -142,6 +147,8 @@ pub fn is_crane(text: &str) -> bool {
 pub struct CraneScenario {
     /// File name or description.
     pub origin: String,
+    /// How to solve (`method`, default space-time FEM).
+    pub method: InverseMethod,
     /// The rope and payload (`payload_start` from the path).
     pub rope: StringModel,
     /// The space-time mesh (checked).
@@ -200,6 +207,7 @@ impl CraneScenario {
         let raw: Raw = toml::from_str(text).map_err(syntax)?;
         let table: toml::Table = text.parse().map_err(syntax)?;
         let ProblemKind::Crane = raw.problem;
+        let method = raw.method.unwrap_or_default();
         let mut issues: Vec<InputError> = Vec::new();
         let mut input_files = Vec::new();
         let (t0, t1) = (raw.time.start, raw.time.end);
@@ -438,14 +446,16 @@ impl CraneScenario {
                         big(unknowns)
                     ),
                 ));
-            } else if let Err(e) = mesh_ratio::check_speed(
-                c,
-                "transverse wave speed sqrt(N/(ν ρA)) at the payload under its smallest tension",
-                rope.length,
-                t1 - t0,
-                ns,
-                nt,
-            ) {
+            } else if method == InverseMethod::SpaceTime
+                && let Err(e) = mesh_ratio::check_speed(
+                    c,
+                    "transverse wave speed sqrt(N/(ν ρA)) at the payload under its smallest tension",
+                    rope.length,
+                    t1 - t0,
+                    ns,
+                    nt,
+                )
+            {
                 issues.push(problem("mesh", e.to_string()));
             } else {
                 let sm = SpaceTimeMesh {
@@ -468,6 +478,15 @@ impl CraneScenario {
                         },
                         e.to_string(),
                     ));
+                }
+                // the march's own check of its mesh, with its message
+                if method == InverseMethod::Characteristics
+                    && let Err(e) = crate::inverse::characteristics_solver::check_mesh(&sm)
+                {
+                    issues.push(match e {
+                        crate::inverse::InverseError::Input(p) => p,
+                        other => problem("mesh", other.to_string()),
+                    });
                 }
                 mesh = Some(sm);
             }
@@ -501,6 +520,7 @@ impl CraneScenario {
         match (issues.is_empty(), mesh) {
             (true, Some(mesh)) => Ok(Self {
                 origin: origin.to_owned(),
+                method,
                 rope,
                 mesh,
                 mesh_auto,
@@ -531,6 +551,52 @@ mod tests {
         assert!(s.mesh_auto);
         assert_eq!(s.mesh.elements_s, 32);
         assert_eq!(s.rope.payload_start, [0.0; 3]);
+    }
+
+    /// `method` as in the beam-inverse scenario; the characteristics need no mesh ratio but
+    /// 3 time elements.
+    #[test]
+    fn method_key_and_its_mesh_check() {
+        let s = CraneScenario::from_toml_str(EXAMPLE, "example").unwrap();
+        assert_eq!(s.method, InverseMethod::SpaceTime);
+        let text = EXAMPLE.replace(
+            "problem = \"crane\"",
+            "problem = \"crane\"\nmethod = \"characteristics\"",
+        );
+        let s = CraneScenario::from_toml_str(&text, "x").unwrap();
+        assert_eq!(s.method, InverseMethod::Characteristics);
+        // μ = 10.6: refused for the FEM, accepted for the characteristics
+        let coarse = "[mesh]\nelements_s = 8\nelements_t = 1000";
+        let fem = EXAMPLE.replace("[mesh]\nresolution = 32", coarse);
+        let Err(ScenarioError::Invalid { problems, .. }) = CraneScenario::from_toml_str(&fem, "x")
+        else {
+            panic!("accepted")
+        };
+        assert!(problems[0].to_string().starts_with("mesh:"), "{problems:?}");
+        let ch = text.replace("[mesh]\nresolution = 32", coarse);
+        assert!(CraneScenario::from_toml_str(&ch, "x").is_ok());
+        let ch = text.replace(
+            "[mesh]\nresolution = 32",
+            "[mesh]\nelements_s = 8\nelements_t = 2",
+        );
+        let Err(ScenarioError::Invalid { problems, .. }) = CraneScenario::from_toml_str(&ch, "x")
+        else {
+            panic!("accepted")
+        };
+        assert!(
+            problems
+                .iter()
+                .any(|p| p.to_string().contains("method of characteristics needs")),
+            "{problems:?}"
+        );
+        let bad = EXAMPLE.replace(
+            "problem = \"crane\"",
+            "problem = \"crane\"\nmethod = \"fem\"",
+        );
+        assert!(matches!(
+            CraneScenario::from_toml_str(&bad, "x"),
+            Err(ScenarioError::Syntax { .. })
+        ));
     }
 
     #[test]

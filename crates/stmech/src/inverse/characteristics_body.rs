@@ -1,0 +1,317 @@
+//! What the method of characteristics ([`super::characteristics_solver`]) needs of a body: the
+//! seam that lets the planar beam ([`BeamModel`]) and the geometrically exact string of the
+//! crane ([`StringModel`], issue 17) share one sideways march.
+//!
+//! Both bodies are written in the first-order form of `[I]` Eq. 22-26,
+//!
+//! ```text
+//! A ∂t v − H ∂s p = F₁,    ∂t p − ∂s v = 0,    H = ∂σ/∂p,    x, v = ∂t x, p = ∂s x ∈ R³
+//! ```
+//!
+//! with six characteristics `ds/dt = ±c_k`, `H e_k = c_k² A e_k`, `e_kᵀ A e_k = 1`, and the
+//! compatibility conditions `e_kᵀ A (dv ∓ c_k dp) = e_kᵀ F₁ dt` (`[I]` Eq. 28₂). A body gives
+//! the march ([`CharacteristicBody`]): its state at rest (below `t_start`), `A`, `c_k`, `e_k`
+//! and `F₁` at a state, the Cauchy data on the tip line from the prescribed path and the tip
+//! law, and the actuation from a state at `s = 0`.
+//!
+//! # Planar beam
+//! `x = (r1, r2, θ)`; [`CharacteristicAnalysis`] (bending, shear, axial families); tip law
+//! `σ(θ, p) = h` with `h = 0` (free end) or `h = −diag(m, m, J) γ''` (end mass); actuation
+//! `F = −σ(θ, p)` at `s = 0`.
+//!
+//! # String (docs/theory.md, "Geometrically exact string and crane inverse dynamics")
+//! `x = r ∈ R³`, `σ(p) = n = N(ν) t`, `ν = |p|`, `t = p/ν`, `N = EA (ν − 1)`; `A = ρA I`;
+//!
+//! ```text
+//! H = N_ν t⊗t + (N/ν)(I − t⊗t),      F₁ = ρA g   (σ does not depend on x)
+//! ```
+//!
+//! so the families are two transverse ones, `c_t² = N/(ν ρA)` with `e ⊥ t` (a double
+//! eigenvalue: any orthonormal pair of the plane, `/√ρA`, gives the same two conditions), and
+//! the axial one, `c_a² = EA/ρA`, `e = t/√ρA`. They exist only while the rope is taut
+//! (`ν > 1`); a slack state is an error ([`ElementError::Slack`]). Tip law: the payload's
+//! balance `m ÿ = m g − n(L)` gives `n(L) = m (g − ÿ)`, hence
+//! `t(L) = (g − ÿ)/|g − ÿ|` and `N(ν(L)) = m |g − ÿ|`, `p(L) = ν t`. Actuation: the force the
+//! suspension exerts on the rope, `F = −n(0) = −N(ν) t` (the convention of the FEM crane).
+//! Rest: hanging straight below the suspension point, `N(s) = |g| (m + ρA (L − s))`,
+//! `p = −ν(s) up`, `x(s) = y₀ + up ∫_s^L ν ds'`.
+//!
+//! # Components
+//! Both bodies have three components per point, so the state is `(x, v, p) ∈ R⁹` and the
+//! compatibility system is 6 × 6. A body with more components (the spatial beam: 6) would
+//! make [`State`] and the system sizes associated with the body; the march itself is written
+//! per family and per component and does not depend on the count otherwise.
+
+use super::body::InverseBody;
+use super::characteristics::{CharacteristicAnalysis, deformation_gradient, stress};
+use super::element::ElementError;
+use super::solver::{BeamModel, TipLaw};
+use super::trajectory::TipTrajectory;
+use crate::beam::section::ConstitutiveLaw;
+use crate::string::StringModel;
+
+/// Per-node state `(x, v, p)`.
+pub type State = [f64; 9];
+
+/// The characteristic data of a body at one state.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Characteristics {
+    /// Inertia `A` (diagonal).
+    pub inertia: [f64; 3],
+    /// Speeds `c_k > 0` (m/s per unit reference length).
+    pub speeds: [f64; 3],
+    /// Modes `e_k` (`H e_k = c_k² A e_k`, `e_kᵀ A e_k = 1`), same order as `speeds`.
+    pub modes: [[f64; 3]; 3],
+    /// `F₁`, the right-hand side of `A ∂t v − H ∂s p = F₁`.
+    pub source: [f64; 3],
+}
+
+/// A body the method of characteristics can march (module docs).
+pub trait CharacteristicBody: InverseBody {
+    /// Names of the three families, in the order of [`Characteristics::speeds`].
+    const FAMILIES: [&'static str; 3];
+    /// The state at rest at `s` (the body's initial state, valid below `t_start`).
+    fn rest_state(&self, s: f64) -> State;
+    /// `A`, `c_k`, `e_k`, `F₁` at the state with position `x` and `p = ∂s x`. Fails where the
+    /// law has no real speeds (beam: zero length; string: slack).
+    fn characteristics(&self, x: [f64; 3], p: [f64; 3]) -> Result<Characteristics, ElementError>;
+    /// Cauchy data on the tip line `s = L` at time `t`: `x = γ(t)`, `v = γ'(t)` and `p` from
+    /// the tip law.
+    fn tip_state(&self, path: &dyn TipTrajectory, t: f64) -> Result<State, ElementError>;
+    /// The actuation at `s = 0` from the state there (the force the actuator applies to the
+    /// body, global frame).
+    fn actuation(&self, x: [f64; 3], p: [f64; 3]) -> [f64; 3];
+    /// A lower bound of the characteristic speeds met on `[t_start, t_end]` and at rest
+    /// after it: sizes the extension of the tip line beyond `t_end`.
+    fn speed_lower_bound(&self, path: &dyn TipTrajectory, t_start: f64, t_end: f64) -> f64;
+}
+
+impl CharacteristicBody for BeamModel {
+    const FAMILIES: [&'static str; 3] = super::characteristics::FAMILIES;
+
+    fn rest_state(&self, s: f64) -> State {
+        let x = self.initial_pose(s);
+        let (sn, cs) = self.base[2].sin_cos();
+        [x[0], x[1], x[2], 0.0, 0.0, 0.0, cs, sn, 0.0]
+    }
+
+    fn characteristics(&self, x: [f64; 3], p: [f64; 3]) -> Result<Characteristics, ElementError> {
+        let an = CharacteristicAnalysis::at(&self.section, self.law, x[2], p)?;
+        Ok(Characteristics {
+            inertia: an.inertia,
+            speeds: an.speeds,
+            modes: an.modes,
+            source: an.source,
+        })
+    }
+
+    fn tip_state(&self, path: &dyn TipTrajectory, t: f64) -> Result<State, ElementError> {
+        let (g, gv) = (path.pose(t), path.velocity(t));
+        let h = match self.tip {
+            TipLaw::Free => [0.0; 3],
+            TipLaw::Mass { mass, inertia } => {
+                let a = path.acceleration(t);
+                [-mass * a[0], -mass * a[1], -inertia * a[2]]
+            }
+        };
+        let p = deformation_gradient(&self.section, self.law, g[2], h)?;
+        Ok([g[0], g[1], g[2], gv[0], gv[1], gv[2], p[0], p[1], p[2]])
+    }
+
+    fn actuation(&self, x: [f64; 3], p: [f64; 3]) -> [f64; 3] {
+        let sg = stress(&self.section, self.law, x[2], p);
+        [-sg[0], -sg[1], -sg[2]]
+    }
+
+    /// The slowest speed any state can have (log law: the axial speed tends to
+    /// `sqrt(EA/(2ρA))` under tension).
+    fn speed_lower_bound(&self, _path: &dyn TipTrajectory, _t0: f64, _t1: f64) -> f64 {
+        let c = self.law.wave_speeds(&self.section, 1.0);
+        let axial = match self.law {
+            ConstitutiveLaw::Quadratic => c[2],
+            ConstitutiveLaw::Log => c[2] / std::f64::consts::SQRT_2,
+        };
+        c[0].min(c[1]).min(axial)
+    }
+}
+
+fn dot(a: [f64; 3], b: [f64; 3]) -> f64 {
+    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+}
+
+/// An orthonormal pair spanning the plane normal to the unit vector `t`: Gram-Schmidt on the
+/// coordinate axis least aligned with `t` (deterministic, well conditioned).
+fn normal_pair(t: [f64; 3]) -> ([f64; 3], [f64; 3]) {
+    let k = (0..3)
+        .min_by(|&a, &b| t[a].abs().total_cmp(&t[b].abs()))
+        .unwrap_or(0);
+    let mut a = [0.0; 3];
+    a[k] = 1.0;
+    let at = dot(a, t);
+    let u = [0, 1, 2].map(|c| a[c] - at * t[c]);
+    let nu = dot(u, u).sqrt();
+    let n1 = u.map(|c| c / nu);
+    let n2 = [
+        t[1] * n1[2] - t[2] * n1[1],
+        t[2] * n1[0] - t[0] * n1[2],
+        t[0] * n1[1] - t[1] * n1[0],
+    ];
+    (n1, n2)
+}
+
+impl CharacteristicBody for StringModel {
+    const FAMILIES: [&'static str; 3] = ["transverse", "transverse", "axial"];
+
+    fn rest_state(&self, s: f64) -> State {
+        let (g, up, l) = (self.g(), self.up(), self.length - s);
+        let nu = 1.0 + self.static_tension(s) / self.ea;
+        // ∫_s^L ν ds' with N linear in s
+        let len = l + g * (self.payload_mass * l + 0.5 * self.rho_a * l * l) / self.ea;
+        let y = self.payload_start;
+        [
+            y[0] + len * up[0],
+            y[1] + len * up[1],
+            y[2] + len * up[2],
+            0.0,
+            0.0,
+            0.0,
+            -nu * up[0],
+            -nu * up[1],
+            -nu * up[2],
+        ]
+    }
+
+    fn characteristics(&self, _x: [f64; 3], p: [f64; 3]) -> Result<Characteristics, ElementError> {
+        let nu = dot(p, p).sqrt();
+        if !(nu.is_finite() && nu > 1.0) {
+            return Err(ElementError::Slack { nu });
+        }
+        let t = p.map(|c| c / nu);
+        let n = self.ea * (nu - 1.0);
+        let (n1, n2) = normal_pair(t);
+        let ra = self.rho_a.sqrt();
+        Ok(Characteristics {
+            inertia: [self.rho_a; 3],
+            speeds: [
+                (n / (nu * self.rho_a)).sqrt(),
+                (n / (nu * self.rho_a)).sqrt(),
+                (self.ea / self.rho_a).sqrt(),
+            ],
+            modes: [n1.map(|c| c / ra), n2.map(|c| c / ra), t.map(|c| c / ra)],
+            source: self.gravity.map(|c| self.rho_a * c),
+        })
+    }
+
+    fn tip_state(&self, path: &dyn TipTrajectory, t: f64) -> Result<State, ElementError> {
+        let (y, v, a) = (path.pose(t), path.velocity(t), path.acceleration(t));
+        let rel = [0, 1, 2].map(|c| self.gravity[c] - a[c]);
+        let w = dot(rel, rel).sqrt();
+        let nu = 1.0 + self.payload_mass * w / self.ea;
+        if !(w.is_finite() && w > 0.0 && nu.is_finite()) {
+            return Err(ElementError::Slack { nu: 1.0 });
+        }
+        let p = rel.map(|c| nu * c / w);
+        Ok([y[0], y[1], y[2], v[0], v[1], v[2], p[0], p[1], p[2]])
+    }
+
+    fn actuation(&self, _x: [f64; 3], p: [f64; 3]) -> [f64; 3] {
+        let nu = dot(p, p).sqrt();
+        let n = self.ea * (nu - 1.0);
+        p.map(|c| -n * c / nu)
+    }
+
+    /// The transverse speed at the smallest payload tension `m min |ÿ − g|` over
+    /// `[t_start, t_end]` (and at rest, `m |g|`): the tension grows up the rope, and after the
+    /// post-actuation the rope hangs at rest.
+    fn speed_lower_bound(&self, path: &dyn TipTrajectory, t0: f64, t1: f64) -> f64 {
+        let at_rest = self.payload_mass * self.g();
+        let tension = super::crane::check_payload_path(self, path, t0, t1, 1)
+            .map_or(at_rest, |r| r.min_payload_tension.min(at_rest));
+        self.transverse_speed(tension)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rope() -> StringModel {
+        StringModel {
+            length: 10.0,
+            rho_a: 1.5,
+            ea: 2.0e4,
+            payload_mass: 20.0,
+            gravity: [0.0, 0.0, -9.81],
+            payload_start: [1.0, 2.0, 0.0],
+        }
+    }
+
+    /// `H e_k = c_k² A e_k` and `e_kᵀ A e_l = δ_kl` with `H` assembled from the string's point
+    /// law ([`crate::string::StringPointLaw::force`], an independent code path).
+    #[test]
+    fn string_modes_are_the_generalised_eigenvectors_of_the_point_law() {
+        let r = rope();
+        let law = r.point_law(crate::string::Compression::Slack);
+        for p in [
+            [0.3, -0.2, -1.1],
+            [1.2, 0.0, 0.0],
+            [0.0, 0.0, -1.01],
+            [0.7, 0.7, 0.2],
+        ] {
+            let (_, h) = law.force(p, true).unwrap();
+            let ch = r.characteristics([0.0; 3], p).unwrap();
+            for k in 0..3 {
+                let e = ch.modes[k];
+                let he = [0, 1, 2].map(|i| (0..3).map(|j| h[i][j] * e[j]).sum::<f64>());
+                let c2 = ch.speeds[k] * ch.speeds[k];
+                for i in 0..3 {
+                    assert!(
+                        (he[i] - c2 * r.rho_a * e[i]).abs() < 1e-12 * r.ea,
+                        "{p:?} {k}"
+                    );
+                }
+                for l in 0..3 {
+                    let m = r.rho_a * dot(e, ch.modes[l]);
+                    assert!((m - if k == l { 1.0 } else { 0.0 }).abs() < 1e-14);
+                }
+            }
+            // the actuation is −n
+            let (n, _) = law.force(p, false).unwrap();
+            let f = r.actuation([0.0; 3], p);
+            assert!((0..3).all(|c| (f[c] + n[c]).abs() < 1e-12 * r.ea));
+        }
+        assert!(matches!(
+            r.characteristics([0.0; 3], [0.0, 0.0, -0.9]),
+            Err(ElementError::Slack { .. })
+        ));
+    }
+
+    /// The rest state is the hanging rope: top = the discrete hanging nodes' top, tension
+    /// `N(ν(s))` = the weight below, and the tip state at rest continues it at `s = L`.
+    #[test]
+    fn string_rest_state_is_the_hanging_rope() {
+        let r = rope();
+        let top = r.hanging_nodes(7)[0];
+        let q = r.rest_state(0.0);
+        assert!((0..3).all(|c| (q[c] - top[c]).abs() < 1e-12));
+        for s in [0.0, 3.0, 10.0] {
+            let q = r.rest_state(s);
+            let nu = dot([q[6], q[7], q[8]], [q[6], q[7], q[8]]).sqrt();
+            assert!((r.ea * (nu - 1.0) - r.static_tension(s)).abs() < 1e-9);
+        }
+        let still = crate::inverse::trajectory::RestToRestLine {
+            start: r.payload_start,
+            delta: [0.0; 3],
+            profile: crate::inverse::trajectory::RestToRestProfile {
+                t0: 1.0,
+                duration: 1.0,
+            },
+        };
+        let tip = r.tip_state(&still, 0.0).unwrap();
+        let rest = r.rest_state(r.length);
+        assert!(
+            (0..9).all(|c| (tip[c] - rest[c]).abs() < 1e-14),
+            "{tip:?} {rest:?}"
+        );
+    }
+}

@@ -1,0 +1,62 @@
+//! The crane by the method of characteristics (issue 17, `[I]` Sect. 3): the sideways march of
+//! [`crate::inverse::characteristics_solver`] from the payload (`s = L`, Cauchy data from the
+//! path and the payload's balance) up to the suspension point (`s = 0`), with the string as
+//! its [`CharacteristicBody`](crate::inverse::characteristics_body::CharacteristicBody).
+//!
+//! Checks before marching: those of every crane method ([`super::check_time_domain`],
+//! [`super::check_resolution`], [`super::check_payload_path`]), the march's mesh counts and
+//! settings ([`check_input`]). No sideways mesh ratio: the scheme is semi-Lagrangian on each
+//! family (the feet of the characteristics are interpolated wherever they fall), so any
+//! `hs/(c ht)` is stable; accuracy needs both `hs` and `ht` small. The pre-actuation room
+//! checked by [`super::check_time_domain`] (the payload at rest for the transverse travel time
+//! `∫ds/c_t` after `t_start`) is what the march needs: below `t_start` it uses the hanging
+//! rope at rest, and the transverse waves are the slowest.
+//!
+//! The result is checked to be taut like the FEM's; a slack state met during the march is
+//! [`crate::inverse::element::ElementError::Slack`].
+
+use super::{CraneError, CraneSolution, finish, prepare, slowest_speed};
+use crate::inverse::characteristics_solver::{CharacteristicsSettings, check_input, march};
+use crate::inverse::methods::InverseMethod;
+use crate::inverse::solver::SpaceTimeMesh;
+use crate::inverse::trajectory::TipTrajectory;
+use crate::string::StringModel;
+
+/// `hs/(c_min ht)` of `mesh` with the slowest transverse speed `c_min` (the sideways Courant
+/// number; reported, not limited, for the method of characteristics).
+pub fn speed_ratio(model: &StringModel, mesh: &SpaceTimeMesh, c_min: f64) -> f64 {
+    model.length / mesh.elements_s as f64 / (c_min * mesh.ht())
+}
+
+/// The crane's fixed-point stall level ([`CharacteristicsSettings::stall`]): a node whose
+/// change stops decreasing below `1e-9 (1 + |state|)` is accepted. The axial family is fast
+/// (`c_a = sqrt(EA/ρA)`, up to 7·10⁵ m/s for the stiff light ropes of the rigid-rope limit), so
+/// the velocity from the Riemann invariants carries a round-off of about `ε c_a |p|`: changes
+/// stalled at 4e-12 to 2e-10 m/s against the default tolerance 1e-13 (measured on the
+/// rigid-rope test ropes); `1e-9` relative is far below any discretisation error of interest.
+pub const STALL: f64 = 1e-9;
+
+/// Solves the crane's inverse problem by the method of characteristics (module docs).
+/// `model.payload_start` is taken from the path at `mesh.t_start`; a node stalled at the
+/// round-off floor is accepted ([`STALL`], unless `settings.stall` is larger).
+pub fn solve_crane_characteristics(
+    model: &StringModel,
+    mesh: &SpaceTimeMesh,
+    path: &dyn TipTrajectory,
+    settings: &CharacteristicsSettings,
+) -> Result<CraneSolution, CraneError> {
+    let (model, report) = prepare(model, mesh, path, || check_input(mesh, settings))?;
+    let courant = speed_ratio(&model, mesh, slowest_speed(&model, &report));
+    let settings = CharacteristicsSettings {
+        stall: settings.stall.max(STALL),
+        ..*settings
+    };
+    let run = march(&model, mesh, path, &settings)?;
+    finish(
+        run.solution,
+        report,
+        courant,
+        InverseMethod::Characteristics,
+        Some(run.report),
+    )
+}
