@@ -22,6 +22,7 @@
 //! [`statics::solve_static`] finds it by Newton from the unstretched rope.
 
 pub mod dynamics;
+pub mod heavy_chain;
 pub mod point_law;
 pub mod statics;
 
