@@ -207,7 +207,11 @@ fn summary_ok(s: &CraneScenario, sol: &CraneSolution, secs: f64) -> serde_json::
         "mesh": st.mesh,
         "mesh_ratio": {
             "courant": sol.courant,
-            "slowest_transverse_speed_m_per_s": crane::slowest_speed(&rope, &sol.path),
+            "slowest_transverse_speed_m_per_s": crane::slowest_element_speed(
+                &rope,
+                &sol.path,
+                rope.length / st.mesh.elements_s as f64,
+            ),
             "axial_speed_m_per_s": rope.axial_speed(),
             "limit": stmech::inverse::mesh_ratio::LIMIT,
         },

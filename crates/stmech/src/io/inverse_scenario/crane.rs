@@ -5,7 +5,10 @@
 //! validation that collects every problem with its field path; `[time]`, `[newton]` and
 //! `[output]` are the beam-inverse tables). The solver's own checks run here with their
 //! messages: the payload path (no slack rope, at rest at the start), the pre- and
-//! post-actuation room, the mesh ratio with the slowest transverse wave.
+//! post-actuation room, the mesh ratio with the slowest transverse wave (in the last element).
+//! `rope.payload_mass = 0` is a heavy chain with a free end (the path is then the free end's);
+//! its last element's transverse speed is `≈ sqrt(g hs/2)`, so the time step must be at least
+//! `≈ sqrt(hs/(2g))` (`mesh.resolution` chooses it).
 //!
 //! ```toml
 //! problem = "crane"
@@ -30,7 +33,6 @@ use super::raw::{RawNewton, RawOutput, RawTime};
 use super::{big, newton_settings, problem};
 use crate::error::InputError;
 use crate::inverse::crane::{self, CraneError};
-use crate::inverse::mesh_ratio;
 use crate::inverse::trajectory::{RestToRestLine, RestToRestProfile, TipTrajectory};
 use crate::inverse::{NewtonSettings, SpaceTimeMesh};
 use crate::io::scenario::ScenarioError;
@@ -295,18 +297,14 @@ impl CraneScenario {
                 None
             }
         };
-        let speed = min_tension.map(|rep| crane::slowest_speed(&rope, &rep));
         let mut mesh_auto = false;
         let counts = match (m.resolution, m.elements_s, m.elements_t) {
             (Some(res), None, None) => {
                 mesh_auto = true;
                 positive(&mut issues, "mesh.resolution", res).and_then(|ns| {
-                    speed.map(|c| {
-                        (
-                            ns,
-                            mesh_ratio::auto_elements_t_for_speed(c, rope.length, t1 - t0, ns),
-                        )
-                    })
+                    min_tension
+                        .as_ref()
+                        .map(|rep| (ns, crane::auto_elements_t(&rope, rep, t1 - t0, ns)))
                 })
             }
             (None, Some(a), Some(b)) => {
@@ -324,7 +322,7 @@ impl CraneScenario {
             }
         };
         let mut mesh = None;
-        if let (Some((ns, nt)), Some(c)) = (counts, speed) {
+        if let (Some((ns, nt)), Some(rep)) = (counts, min_tension.as_ref()) {
             let unknowns = (6 * ns.saturating_add(1) + 3).saturating_mul(nt);
             if unknowns > MAX_UNKNOWNS {
                 issues.push(problem(
@@ -336,14 +334,7 @@ impl CraneScenario {
                         big(unknowns)
                     ),
                 ));
-            } else if let Err(e) = mesh_ratio::check_speed(
-                c,
-                "transverse wave speed sqrt(N/(ν ρA)) at the payload under its smallest tension",
-                rope.length,
-                t1 - t0,
-                ns,
-                nt,
-            ) {
+            } else if let Err(e) = crane::check_mesh_ratio(&rope, rep, t1 - t0, ns, nt) {
                 issues.push(problem("mesh", e.to_string()));
             } else {
                 let sm = SpaceTimeMesh {

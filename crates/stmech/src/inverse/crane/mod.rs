@@ -8,17 +8,26 @@
 //! * [`check_payload_path`]: the rope must hang *above* the payload. The payload's equation
 //!   `m ÿ = m g − N(L) t(L)` gives the rope direction at the payload,
 //!   `(ÿ − g)/|ÿ − g|` (towards the suspension point), and the tension `N(L) = m |ÿ − g|`.
+//!   Without a payload (`m = 0`) the end's direction is the limit `m → 0` of the same: the
+//!   rope's end element accelerates with the free end, `ρA ÿ = ρA g + ∂s n` near `s = L`, so
+//!   its tension `≈ ρA (L − s) |ÿ − g|` pulls along `(ÿ − g)/|ÿ − g|` (and the check is the
+//!   same).
 //!   A path with `(ÿ − g)·up ≤ 0` somewhere (the payload accelerating downward at `g` or more)
 //!   would need the rope below the payload, pushing or slack: refused, naming the interval.
 //! * [`check_time_domain`]: the time domain must hold the pre- and post-actuation, the
 //!   transverse travel time `T = ∫ ds/c_t(s)` of the hanging rope
 //!   ([`StringModel::travel_time`]), before and after the payload moves.
-//! * the mesh ratio ([`super::mesh_ratio::check_speed`]): `μ = hs/(c_min ht) ≤ 2` with the
-//!   slowest transverse speed, at the payload, `c_min = sqrt(N_min/(ν ρA))`,
-//!   `N_min = m min_t |ÿ − g|` known from the path before solving. The condition is the beam's
-//!   von Neumann analysis applied wave by wave; with a tension that grows up the rope, the
-//!   payload end, where the waves are slowest, binds (a larger speed only relaxes the bound
-//!   `ht ≥ hs/(2c)`).
+//! * the mesh ratio ([`check_mesh_ratio`]): `μ_e = hs/(c_e ht) ≤ 2` in every element, with the
+//!   transverse speed `c_e = sqrt(N_e/(ν ρA))` of a quasi-static lower bound of the element's
+//!   tension, `N_e = a_min (m + ρA (L − s_e))` at its midpoint `s_e`, `a_min = min_t |ÿ − g|`
+//!   known from the path before solving. The condition is the beam's von Neumann analysis
+//!   applied wave by wave; the tension grows up the rope, so the last element, where the
+//!   waves are slowest, binds: `c_min = c(a_min (m + ρA hs/2))`. With a payload that is the
+//!   payload's speed up to `O(ρA hs/m)`; without one (`m = 0`, a heavy chain with a free end,
+//!   where the tension vanishes) `c_min = sqrt(a_min hs/2)` (for `ν ≈ 1`), so
+//!   `μ = sqrt(2 hs/a_min)/ht ≤ 2` ⇔ `ht ≥ sqrt(hs/(2 a_min))`: the time step may fall only
+//!   with the square root of the space step. A larger speed only relaxes the bound
+//!   `ht ≥ hs/(2c)`.
 //!
 //! # Start and result
 //! Newton starts from the rigid-rope solution ([`rigid_suspension`]): the rope straight from
@@ -26,7 +35,7 @@
 //! solution is checked to be taut (`ν > 1` in every element at every time node), where the
 //! linear continuation used by the iterates is the physical tension-only law.
 
-use super::mesh_ratio::{self, MeshRatioError};
+use super::mesh_ratio::MeshRatioError;
 use super::solver::{
     InverseError, NewtonSettings, NewtonStart, SpaceTimeMesh, SpaceTimeSolution,
     solve_inverse_started, validate_mesh,
@@ -36,8 +45,15 @@ use crate::error::InputError;
 use crate::string::StringModel;
 use crate::string::dynamics::{StringStepError, StringStepper};
 
-/// Samples per time element (at least) of the path checks.
-const PATH_SAMPLES: usize = 8;
+mod checks;
+#[cfg(test)]
+mod tests;
+
+pub use checks::{
+    PathReport, SLOWEST_WAVE, auto_elements_t, auto_mesh, check_mesh_ratio, check_payload_path,
+    check_resolution, check_time_domain, element_speed, slowest_element_speed, slowest_speed,
+};
+use checks::{dot, sample_times};
 
 /// A crane problem that cannot be solved as given.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -150,184 +166,6 @@ pub enum CraneError {
     Forward(#[from] StringStepError),
 }
 
-/// What [`check_payload_path`] found.
-#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
-pub struct PathReport {
-    /// Smallest payload tension `m |ÿ − g|` on the time domain (N).
-    pub min_payload_tension: f64,
-    /// When (s).
-    pub at: f64,
-}
-
-/// The sample times of the path checks: `PATH_SAMPLES` per time element of `mesh`, at least
-/// 4000 over the domain.
-fn sample_times(t_start: f64, t_end: f64, elements_t: usize) -> impl Iterator<Item = f64> {
-    let n = (PATH_SAMPLES * elements_t).max(4000);
-    (0..=n).map(move |k| t_start + (t_end - t_start) * k as f64 / n as f64)
-}
-
-fn dot(a: [f64; 3], b: [f64; 3]) -> f64 {
-    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
-}
-
-/// Refuses a path that needs the rope below the payload (module docs); returns the smallest
-/// payload tension, which sets the slowest transverse wave.
-pub fn check_payload_path(
-    model: &StringModel,
-    path: &dyn TipTrajectory,
-    t_start: f64,
-    t_end: f64,
-    elements_t: usize,
-) -> Result<PathReport, CraneError> {
-    let up = model.up();
-    let g = model.g();
-    let mut bad: Option<(f64, f64, f64)> = None;
-    let mut report = PathReport {
-        min_payload_tension: f64::INFINITY,
-        at: t_start,
-    };
-    // the domain, and the motion interval on its own (a motion shorter than the spacing of the
-    // domain's samples would slip through)
-    let motion: Vec<f64> = match path.motion_interval() {
-        Some((on, off)) if on.is_finite() && off.is_finite() && off > on => {
-            let (on, off) = (on.max(t_start), off.min(t_end));
-            (0..=4000)
-                .map(|k| on + (off - on) * k as f64 / 4000.0)
-                .collect()
-        }
-        _ => Vec::new(),
-    };
-    for &t in &motion {
-        let a = path.acceleration(t);
-        if !a.iter().all(|c| c.is_finite()) {
-            let duration = path.motion_interval().map_or(f64::NAN, |(a, b)| b - a);
-            return Err(CraneError::NotFinite { t, duration });
-        }
-    }
-    let mut samples: Vec<f64> = sample_times(t_start, t_end, elements_t).collect();
-    samples.extend(motion);
-    samples.sort_by(f64::total_cmp);
-    for t in samples {
-        let a = path.acceleration(t);
-        if !a.iter().all(|c| c.is_finite()) {
-            let duration = path.motion_interval().map_or(f64::NAN, |(a, b)| b - a);
-            return Err(CraneError::NotFinite { t, duration });
-        }
-        let rel = [0, 1, 2].map(|c| a[c] - model.gravity[c]);
-        let along_up = dot(rel, up);
-        let tension = model.payload_mass * dot(rel, rel).sqrt();
-        if tension < report.min_payload_tension {
-            report = PathReport {
-                min_payload_tension: tension,
-                at: t,
-            };
-        }
-        // downward acceleration −ÿ·up ≥ g  ⇔  (ÿ − g)·up ≤ 0
-        if along_up.is_nan() || along_up <= 0.0 {
-            let down = -dot(a, up);
-            bad = Some(match bad {
-                None => (t, t, down),
-                Some((from, _, w)) => (from, t, w.max(down)),
-            });
-        } else if bad.is_some() {
-            break;
-        }
-    }
-    if let Some((from, to, worst)) = bad {
-        return Err(CraneError::Slack { from, to, worst, g });
-    }
-    Ok(report)
-}
-
-/// Checks that `y` is at rest at `t_start` and that the domain holds the pre- and
-/// post-actuation (the travel time before and after the path's motion interval, when the path
-/// reports one).
-pub fn check_time_domain(
-    model: &StringModel,
-    path: &dyn TipTrajectory,
-    t_start: f64,
-    t_end: f64,
-) -> Result<(), CraneError> {
-    let (v, a) = (path.velocity(t_start), path.acceleration(t_start));
-    let (speed, acc) = (dot(v, v).sqrt(), dot(a, a).sqrt());
-    let scale = model.length.max(1.0);
-    if speed > 1e-9 * scale || acc > 1e-9 * model.g() {
-        return Err(CraneError::NotAtRest {
-            t: t_start,
-            speed,
-            acc,
-        });
-    }
-    let Some((t0, t1)) = path.motion_interval() else {
-        return Ok(());
-    };
-    let travel = model.travel_time();
-    let (start_max, end_min) = (t0 - travel, t1 + travel);
-    let slack = 1e-9 * (1.0 + t_end.abs().max(t_start.abs()));
-    let which = if t_start > start_max + slack {
-        "pre"
-    } else if t_end < end_min - slack {
-        "post"
-    } else {
-        return Ok(());
-    };
-    Err(CraneError::TimeDomain {
-        which,
-        t_start,
-        t_end,
-        t0,
-        t1,
-        travel,
-        start_max,
-        end_min,
-    })
-}
-
-/// Refuses a motion interval shorter than 4 time elements of `mesh` (the path reports it).
-pub fn check_resolution(path: &dyn TipTrajectory, mesh: &SpaceTimeMesh) -> Result<(), CraneError> {
-    let ht = mesh.ht();
-    match path.motion_interval() {
-        Some((on, off)) if (off - on).is_nan() || off - on < 4.0 * ht => {
-            Err(CraneError::Unresolved {
-                duration: off - on,
-                ht,
-                min: 4.0 * ht,
-            })
-        }
-        _ => Ok(()),
-    }
-}
-
-/// Slowest transverse wave speed over the manoeuvre: at the payload with the smallest tension
-/// (m/s).
-pub fn slowest_speed(model: &StringModel, report: &PathReport) -> f64 {
-    model.transverse_speed(report.min_payload_tension)
-}
-
-/// A mesh on `[t_start, t_end]` with `elements_s` elements along the rope and the time step of
-/// sideways Courant number 1 for the slowest transverse wave.
-pub fn auto_mesh(
-    model: &StringModel,
-    path: &dyn TipTrajectory,
-    t_start: f64,
-    t_end: f64,
-    elements_s: usize,
-) -> Result<SpaceTimeMesh, CraneError> {
-    let report = check_payload_path(model, path, t_start, t_end, 1)?;
-    let c = slowest_speed(model, &report);
-    Ok(SpaceTimeMesh {
-        t_start,
-        t_end,
-        elements_s,
-        elements_t: mesh_ratio::auto_elements_t_for_speed(
-            c,
-            model.length,
-            t_end - t_start,
-            elements_s,
-        ),
-    })
-}
-
 /// The suspension point of a massless rigid rope of length `L`:
 /// `x₀ = y + L (ÿ − g)/|ÿ − g|` (the flat output of the rigid pendulum crane).
 pub fn rigid_suspension(model: &StringModel, path: &dyn TipTrajectory, t: f64) -> [f64; 3] {
@@ -345,7 +183,8 @@ pub struct CraneSolution {
     pub solution: SpaceTimeSolution<StringModel>,
     /// The path check.
     pub path: PathReport,
-    /// The sideways Courant number of the mesh with the slowest transverse wave.
+    /// The sideways Courant number of the mesh with the slowest element speed
+    /// ([`check_mesh_ratio`]).
     pub courant: f64,
     /// Smallest stretch of the solution.
     pub min_stretch: f64,
@@ -529,11 +368,9 @@ pub fn solve_crane(
     check_time_domain(&model, path, mesh.t_start, mesh.t_end)?;
     check_resolution(path, mesh)?;
     let report = check_payload_path(&model, path, mesh.t_start, mesh.t_end, mesh.elements_t)?;
-    let c = slowest_speed(&model, &report);
-    let courant = mesh_ratio::check_speed(
-        c,
-        "transverse wave speed sqrt(N/(ν ρA)) at the payload under its smallest tension",
-        model.length,
+    let courant = check_mesh_ratio(
+        &model,
+        &report,
         mesh.t_end - mesh.t_start,
         mesh.elements_s,
         mesh.elements_t,
@@ -671,89 +508,4 @@ pub fn closed_loop(
         out.travel = out.travel.max(dot(tr, tr).sqrt());
     }
     Ok((out, samples))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::inverse::trajectory::{RestToRestLine, RestToRestProfile};
-
-    /// Which transverse speed binds the sideways condition on a rope whose tension varies
-    /// along it (heavy rope: 9.80 m/s at the payload, 14.0 m/s at the top)? A mesh with
-    /// `μ = 2.5` at the payload (`1.75` at the top: the lower 56 % of the rope violates the
-    /// local condition) amplifies the spurious three-step wave by `|z| ≈ 2` per violating
-    /// element: invisible on 32 elements (18 violating, ~10⁵ × round-off), ruinous on 128 (72
-    /// violating). Only the slowest speed bounds the growth on every mesh.
-    #[test]
-    fn the_slowest_transverse_wave_binds_the_mesh_ratio() {
-        let model = StringModel {
-            length: 10.0,
-            rho_a: 2.0,
-            ea: 1.0e6,
-            payload_mass: 20.0,
-            gravity: [0.0, 0.0, -9.81],
-            payload_start: [0.0; 3],
-        };
-        let path = RestToRestLine {
-            start: [0.0; 3],
-            delta: [8.0, 4.0, 2.0],
-            profile: RestToRestProfile {
-                t0: 2.0,
-                duration: 8.0,
-            },
-        };
-        let rep = check_payload_path(&model, &path, 0.0, 12.0, 1).unwrap();
-        let c_min = slowest_speed(&model, &rep);
-        let c_top = model.transverse_speed(model.static_tension(0.0));
-        let solve = |ns: usize, mu: f64| {
-            let hs = model.length / ns as f64;
-            let nt = (12.0 * c_min * mu / hs).round() as usize;
-            let mesh = SpaceTimeMesh {
-                t_start: 0.0,
-                t_end: 12.0,
-                elements_s: ns,
-                elements_t: nt,
-            };
-            let s = NewtonSettings {
-                tolerance: newton_tolerance(&model, &mesh, &path, 1e-10),
-                max_iterations: 12,
-                ..Default::default()
-            };
-            let mut m = model;
-            m.payload_start = path.pose(0.0);
-            let start = rigid_start(&m, &mesh, &path);
-            (
-                mesh,
-                solve_inverse_started(&m, &mesh, &path, &s, Some(start)),
-            )
-        };
-        let reference = solve(32, 1.0).1.unwrap();
-        let mut out = Vec::new();
-        for (ns, mu_payload) in [(32, 1.9), (32, 2.5), (128, 1.9), (128, 2.5)] {
-            let (mesh, r) = solve(ns, mu_payload);
-            let hs = model.length / ns as f64;
-            let mu_top = hs / (c_top * mesh.ht());
-            let err = match r {
-                Ok(sol) => (0..sol.t.len())
-                    .map(|j| {
-                        let x = sol.x_at(0, j);
-                        let (xr, _) = reference.field_at_cubic(0.0, sol.t[j]);
-                        (0..3).map(|c| (x[c] - xr[c]).powi(2)).sum::<f64>().sqrt()
-                    })
-                    .fold(0.0f64, f64::max),
-                Err(_) => f64::INFINITY,
-            };
-            println!(
-                "{ns} elements, μ at the payload {:.2}, at the top {mu_top:.2}: max |x − x_ref| \
-                 = {err:.3e} m",
-                hs / (c_min * mesh.ht())
-            );
-            out.push((mu_top, err));
-        }
-        assert!(out[1].0 < 2.0 && out[3].0 < 2.0);
-        // within the condition: the discretisation error of the 32-element reference
-        assert!(out[0].1 < 1e-3 && out[2].1 < 1e-3, "{out:?}");
-        // beyond it at the payload only: fine on 32 elements, not on 128
-        assert!(out[3].1 > 100.0 * out[2].1, "{out:?}");
-    }
 }
