@@ -414,6 +414,33 @@ mod tests {
         assert_eq!(s.rope.payload_start, [0.0; 3]);
     }
 
+    /// `payload_mass = 0` is a heavy chain with a free end: accepted, the auto mesh uses the
+    /// last element's speed `≈ sqrt(g hs/2)`; a negative mass is refused with its field.
+    #[test]
+    fn payload_free_chain_is_accepted_negative_mass_refused() {
+        // the chain's travel time 2 sqrt(L/g) = 2.02 s needs a longer domain
+        let text = EXAMPLE
+            .replace("payload_mass = 20.0", "payload_mass = 0.0")
+            .replace("start = 0.0", "start = -1.0")
+            .replace("end = 12.0", "end = 13.0");
+        let s = CraneScenario::from_toml_str(&text, "chain").unwrap();
+        assert_eq!(s.rope.payload_mass, 0.0);
+        // 32 elements of 0.3125 m: c ≈ sqrt(g_eff hs/2) ≈ 1.2 m/s, μ = 1: ht ≈ 0.25 s
+        let ht = s.mesh.ht();
+        assert!(ht > 0.2 && ht < 0.3, "{ht}");
+        let Err(ScenarioError::Invalid { problems, .. }) = CraneScenario::from_toml_str(
+            &EXAMPLE.replace("payload_mass = 20.0", "payload_mass = -1.0"),
+            "x",
+        ) else {
+            panic!("accepted")
+        };
+        let msg = problems[0].to_string();
+        assert!(
+            msg.starts_with("rope.payload_mass:") && msg.contains("≥ 0"),
+            "{msg}"
+        );
+    }
+
     #[test]
     fn every_problem_is_reported_with_its_field() {
         let text = EXAMPLE
