@@ -224,7 +224,11 @@ fn summary_ok(s: &CraneScenario, sol: &CraneSolution, secs: f64) -> serde_json::
         "mesh_ratio": {
             "courant": sol.courant,
             "limited": sol.method == stmech::inverse::InverseMethod::SpaceTime,
-            "slowest_transverse_speed_m_per_s": crane::slowest_speed(&rope, &sol.path),
+            "slowest_transverse_speed_m_per_s": crane::slowest_element_speed(
+                &rope,
+                &sol.path,
+                rope.length / st.mesh.elements_s as f64,
+            ),
             "axial_speed_m_per_s": rope.axial_speed(),
             "limit": stmech::inverse::mesh_ratio::LIMIT,
         },

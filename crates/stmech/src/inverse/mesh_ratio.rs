@@ -160,7 +160,7 @@ pub fn check(
 }
 
 /// The condition `μ = hs/(c_min ht) ≤ 2` for a given slowest wave speed `c_min` named `wave`
-/// (the beam's [`check`]; the string's transverse wave at the payload, issue 17). Returns `μ`.
+/// (the beam's [`check`]). Returns `μ`.
 pub fn check_speed(
     c_min: f64,
     wave: &'static str,
@@ -169,14 +169,49 @@ pub fn check_speed(
     elements_s: usize,
     elements_t: usize,
 ) -> Result<f64, MeshRatioError> {
+    check_speed_of(&|_| c_min, wave, length, duration, elements_s, elements_t)
+}
+
+/// The condition `μ = hs/(c(hs) ht) ≤ 2` for a slowest wave speed that depends on the space
+/// step, `c_of_hs(hs)` (the string's slowest *element* speed: the transverse speed at the
+/// midpoint of the last element, issue 17 — for a chain with a free end `c ∝ √hs`). Returns
+/// `μ`. `μ(hs)` must grow with `hs` (true for `c` constant or `c² ∝ a + b hs`, `a ≥ 0`): the
+/// fix "at least … space elements" is the smallest count that satisfies the condition.
+pub fn check_speed_of(
+    c_of_hs: &dyn Fn(f64) -> f64,
+    wave: &'static str,
+    length: f64,
+    duration: f64,
+    elements_s: usize,
+    elements_t: usize,
+) -> Result<f64, MeshRatioError> {
     let hs = length / elements_s as f64;
     let ht = duration / elements_t as f64;
+    let c_min = c_of_hs(hs);
     let courant = hs / (c_min * ht);
     if courant <= LIMIT * (1.0 + SLACK) {
         return Ok(courant);
     }
     let ht_min = hs / (LIMIT * c_min);
-    let hs_max = LIMIT * c_min * ht;
+    // the largest hs with hs ≤ 2 c(hs) ht: the root of the increasing μ(h) − 2 by bisection
+    // (for a constant speed, 2 c ht to the last bit)
+    let ok = |h: f64| h <= LIMIT * c_of_hs(h) * ht;
+    let (mut lo, mut hi) = (0.0f64, hs);
+    for _ in 0..200 {
+        let mid = 0.5 * (lo + hi);
+        if mid <= lo || mid >= hi {
+            break;
+        }
+        if ok(mid) { lo = mid } else { hi = mid }
+    }
+    let hs_max = lo;
+    let min_elements_s = if hs_max > 0.0 {
+        ((length / hs_max) * (1.0 - SLACK))
+            .ceil()
+            .clamp(1.0, usize::MAX as f64) as usize
+    } else {
+        usize::MAX
+    };
     Err(MeshRatioError {
         hs,
         ht,
@@ -185,7 +220,7 @@ pub fn check_speed(
         courant,
         max_elements_t: ((duration / ht_min) * (1.0 + SLACK)).floor().max(1.0) as usize,
         ht_min,
-        min_elements_s: ((length / hs_max) * (1.0 - SLACK)).ceil().max(1.0) as usize,
+        min_elements_s,
         hs_max,
     })
 }
@@ -256,5 +291,25 @@ mod tests {
         assert!(msg.contains("at least 20 space elements"), "{msg}");
         assert!(check(&UNIT, ConstitutiveLaw::Quadratic, 1.0, 6.0, 10, 120).is_ok());
         assert!(msg.contains("μ = hs/(c_min ht) = 4.000"), "{msg}");
+    }
+
+    /// A speed `c = √(g hs/2)` (the last element of a chain with a free end): `μ ∝ √hs`, so the
+    /// fix is `hs ≤ 2 g ht²` (`hs = 2 √(g hs/2) ht`), and the time step `ht ≥ √(hs/(2g))`.
+    #[test]
+    fn speed_growing_with_the_element() {
+        let g = 9.81;
+        let c = |h: f64| (0.5 * g * h).sqrt();
+        // L = 1, 16 elements: ht ≥ √(1/(16 · 2g)) = 0.05644 s; duration 2 s: ≤ 35 elements
+        let nt_max = (2.0 / (1.0f64 / 32.0 / g).sqrt()).floor() as usize;
+        assert_eq!(nt_max, 35);
+        assert!(check_speed_of(&c, "chain", 1.0, 2.0, 16, nt_max).is_ok());
+        let e = check_speed_of(&c, "chain", 1.0, 2.0, 16, nt_max + 1).unwrap_err();
+        assert_eq!(e.max_elements_t, nt_max);
+        let ht = 2.0 / (nt_max + 1) as f64;
+        let hs_max = 2.0 * g * ht * ht;
+        assert!((e.hs_max - hs_max).abs() < 1e-12 * hs_max, "{e:?}");
+        assert_eq!(e.min_elements_s, (1.0 / hs_max).ceil() as usize);
+        assert!(check_speed_of(&c, "chain", 1.0, 2.0, e.min_elements_s, nt_max + 1).is_ok());
+        assert!(check_speed_of(&c, "chain", 1.0, 2.0, e.min_elements_s - 1, nt_max + 1).is_err());
     }
 }

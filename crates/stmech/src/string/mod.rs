@@ -22,6 +22,7 @@
 //! [`statics::solve_static`] finds it by Newton from the unstretched rope.
 
 pub mod dynamics;
+pub mod heavy_chain;
 pub mod point_law;
 pub mod statics;
 
@@ -40,7 +41,8 @@ pub struct StringModel {
     pub rho_a: f64,
     /// Axial stiffness `EA` (N).
     pub ea: f64,
-    /// Payload mass `m` at `s = L` (kg).
+    /// Payload mass `m ≥ 0` at `s = L` (kg); `0` is a heavy chain with a free end, whose
+    /// tension vanishes there ([`heavy_chain`]).
     pub payload_mass: f64,
     /// Gravity vector `g` (m/s²), pointing down.
     pub gravity: [f64; 3],
@@ -97,13 +99,11 @@ impl StringModel {
         if !pos(self.ea) {
             return bad("ea", format!("must be finite and > 0, got {}", self.ea));
         }
-        if !pos(self.payload_mass) {
+        if !(self.payload_mass.is_finite() && self.payload_mass >= 0.0) {
             return bad(
                 "payload_mass",
                 format!(
-                    "must be finite and > 0, got {}: the tension at a free end is zero, so \
-                     transverse waves stop there and the inverse problem cannot start from \
-                     it; give the hook's mass at least",
+                    "must be finite and ≥ 0 (0: a heavy chain with a free end), got {}",
                     self.payload_mass
                 ),
             );

@@ -1,2 +1,3 @@
 #![allow(dead_code)]
+pub mod heavy_chain;
 pub mod reference;

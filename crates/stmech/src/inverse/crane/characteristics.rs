@@ -15,7 +15,7 @@
 //! The result is checked to be taut like the FEM's; a slack state met during the march is
 //! [`crate::inverse::element::ElementError::Slack`].
 
-use super::{CraneError, CraneSolution, finish, prepare, slowest_speed};
+use super::{CraneError, CraneSolution, finish, prepare, slowest_element_speed};
 use crate::inverse::characteristics_solver::{CharacteristicsSettings, check_input, march};
 use crate::inverse::methods::InverseMethod;
 use crate::inverse::solver::SpaceTimeMesh;
@@ -46,7 +46,8 @@ pub fn solve_crane_characteristics(
     settings: &CharacteristicsSettings,
 ) -> Result<CraneSolution, CraneError> {
     let (model, report) = prepare(model, mesh, path, || check_input(mesh, settings))?;
-    let courant = speed_ratio(&model, mesh, slowest_speed(&model, &report));
+    let hs = model.length / mesh.elements_s as f64;
+    let courant = speed_ratio(&model, mesh, slowest_element_speed(&model, &report, hs));
     let settings = CharacteristicsSettings {
         stall: settings.stall.max(STALL),
         ..*settings

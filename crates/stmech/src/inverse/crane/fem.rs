@@ -1,8 +1,7 @@
 //! The crane by the space-time FEM: Newton from the rigid-rope start, nested through a coarse
 //! mesh (module docs of [`super`]).
 
-use super::{CraneError, CraneSolution, dot, finish, prepare, sample_times, slowest_speed};
-use crate::inverse::mesh_ratio;
+use super::{CraneError, CraneSolution, check_mesh_ratio, dot, finish, prepare, sample_times};
 use crate::inverse::methods::InverseMethod;
 use crate::inverse::solver::{
     NewtonSettings, NewtonStart, SpaceTimeMesh, SpaceTimeSolution, solve_inverse_started,
@@ -12,7 +11,7 @@ use crate::inverse::trajectory::TipTrajectory;
 use crate::string::StringModel;
 
 /// The rigid-rope start on `mesh` (module docs).
-fn rigid_start(
+pub(super) fn rigid_start(
     model: &StringModel,
     mesh: &SpaceTimeMesh,
     path: &dyn TipTrajectory,
@@ -95,11 +94,9 @@ pub fn solve_crane(
     settings: &NewtonSettings,
 ) -> Result<CraneSolution, CraneError> {
     let (model, report) = prepare(model, mesh, path, || validate_mesh(mesh))?;
-    let c = slowest_speed(&model, &report);
-    let courant = mesh_ratio::check_speed(
-        c,
-        "transverse wave speed sqrt(N/(ν ρA)) at the payload under its smallest tension",
-        model.length,
+    let courant = check_mesh_ratio(
+        &model,
+        &report,
         mesh.t_end - mesh.t_start,
         mesh.elements_s,
         mesh.elements_t,
@@ -149,90 +146,4 @@ fn solve_nested(
     solution.newton.start = how;
     solution.newton.start_seconds = start_seconds;
     Ok(solution)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::inverse::crane::check_payload_path;
-    use crate::inverse::trajectory::{RestToRestLine, RestToRestProfile};
-
-    /// Which transverse speed binds the sideways condition on a rope whose tension varies
-    /// along it (heavy rope: 9.80 m/s at the payload, 14.0 m/s at the top)? A mesh with
-    /// `μ = 2.5` at the payload (`1.75` at the top: the lower 56 % of the rope violates the
-    /// local condition) amplifies the spurious three-step wave by `|z| ≈ 2` per violating
-    /// element: invisible on 32 elements (18 violating, ~10⁵ × round-off), ruinous on 128 (72
-    /// violating). Only the slowest speed bounds the growth on every mesh.
-    #[test]
-    fn the_slowest_transverse_wave_binds_the_mesh_ratio() {
-        let model = StringModel {
-            length: 10.0,
-            rho_a: 2.0,
-            ea: 1.0e6,
-            payload_mass: 20.0,
-            gravity: [0.0, 0.0, -9.81],
-            payload_start: [0.0; 3],
-        };
-        let path = RestToRestLine {
-            start: [0.0; 3],
-            delta: [8.0, 4.0, 2.0],
-            profile: RestToRestProfile {
-                t0: 2.0,
-                duration: 8.0,
-            },
-        };
-        let rep = check_payload_path(&model, &path, 0.0, 12.0, 1).unwrap();
-        let c_min = slowest_speed(&model, &rep);
-        let c_top = model.transverse_speed(model.static_tension(0.0));
-        let solve = |ns: usize, mu: f64| {
-            let hs = model.length / ns as f64;
-            let nt = (12.0 * c_min * mu / hs).round() as usize;
-            let mesh = SpaceTimeMesh {
-                t_start: 0.0,
-                t_end: 12.0,
-                elements_s: ns,
-                elements_t: nt,
-            };
-            let s = NewtonSettings {
-                tolerance: newton_tolerance(&model, &mesh, &path, 1e-10),
-                max_iterations: 12,
-                ..Default::default()
-            };
-            let mut m = model;
-            m.payload_start = path.pose(0.0);
-            let start = rigid_start(&m, &mesh, &path);
-            (
-                mesh,
-                solve_inverse_started(&m, &mesh, &path, &s, Some(start)),
-            )
-        };
-        let reference = solve(32, 1.0).1.unwrap();
-        let mut out = Vec::new();
-        for (ns, mu_payload) in [(32, 1.9), (32, 2.5), (128, 1.9), (128, 2.5)] {
-            let (mesh, r) = solve(ns, mu_payload);
-            let hs = model.length / ns as f64;
-            let mu_top = hs / (c_top * mesh.ht());
-            let err = match r {
-                Ok(sol) => (0..sol.t.len())
-                    .map(|j| {
-                        let x = sol.x_at(0, j);
-                        let (xr, _) = reference.field_at_cubic(0.0, sol.t[j]);
-                        (0..3).map(|c| (x[c] - xr[c]).powi(2)).sum::<f64>().sqrt()
-                    })
-                    .fold(0.0f64, f64::max),
-                Err(_) => f64::INFINITY,
-            };
-            println!(
-                "{ns} elements, μ at the payload {:.2}, at the top {mu_top:.2}: max |x − x_ref| \
-                 = {err:.3e} m",
-                hs / (c_min * mesh.ht())
-            );
-            out.push((mu_top, err));
-        }
-        assert!(out[1].0 < 2.0 && out[3].0 < 2.0);
-        // within the condition: the discretisation error of the 32-element reference
-        assert!(out[0].1 < 1e-3 && out[2].1 < 1e-3, "{out:?}");
-        // beyond it at the payload only: fine on 32 elements, not on 128
-        assert!(out[3].1 > 100.0 * out[2].1, "{out:?}");
-    }
 }

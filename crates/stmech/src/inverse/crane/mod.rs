@@ -21,12 +21,17 @@
 //! * [`check_time_domain`]: the time domain must hold the pre- and post-actuation, the
 //!   transverse travel time `T = ∫ ds/c_t(s)` of the hanging rope
 //!   ([`StringModel::travel_time`]), before and after the payload moves.
-//! * FEM only, the mesh ratio ([`super::mesh_ratio::check_speed`]): `μ = hs/(c_min ht) ≤ 2` with the
-//!   slowest transverse speed, at the payload, `c_min = sqrt(N_min/(ν ρA))`,
-//!   `N_min = m min_t |ÿ − g|` known from the path before solving. The condition is the beam's
-//!   von Neumann analysis applied wave by wave; with a tension that grows up the rope, the
-//!   payload end, where the waves are slowest, binds (a larger speed only relaxes the bound
-//!   `ht ≥ hs/(2c)`).
+//! * FEM only, the mesh ratio ([`check_mesh_ratio`]): `μ_e = hs/(c_e ht) ≤ 2` in every element, with the
+//!   transverse speed `c_e = sqrt(N_e/(ν ρA))` of a quasi-static lower bound of the element's
+//!   tension, `N_e = a_min (m + ρA (L − s_e))` at its midpoint `s_e`, `a_min = min_t |ÿ − g|`
+//!   known from the path before solving. The condition is the beam's von Neumann analysis
+//!   applied wave by wave; the tension grows up the rope, so the last element, where the
+//!   waves are slowest, binds: `c_min = c(a_min (m + ρA hs/2))`. With a payload that is the
+//!   payload's speed up to `O(ρA hs/m)`; without one (`m = 0`, a heavy chain with a free end,
+//!   where the tension vanishes) `c_min = sqrt(a_min hs/2)` (for `ν ≈ 1`), so
+//!   `μ = sqrt(2 hs/a_min)/ht ≤ 2` ⇔ `ht ≥ sqrt(hs/(2 a_min))`: the time step may fall only
+//!   with the square root of the space step. A larger speed only relaxes the bound
+//!   `ht ≥ hs/(2c)`.
 //!
 //!   The method of characteristics has no such condition (semi-Lagrangian, see
 //!   [`characteristics`]); it needs at least 3 time elements
@@ -46,17 +51,24 @@ pub use characteristics::{STALL, solve_crane_characteristics, speed_ratio};
 pub use closed_loop::{CraneTracking, closed_loop};
 pub use fem::{START_COARSENING, newton_tolerance, solve_crane};
 
+mod checks;
+#[cfg(test)]
+mod tests;
+
+pub use checks::{
+    PathReport, SLOWEST_WAVE, auto_elements_t, auto_mesh, check_mesh_ratio, check_payload_path,
+    check_resolution, check_time_domain, element_speed, slowest_element_speed, slowest_speed,
+};
+use checks::{dot, sample_times};
+
 use super::characteristics_solver::{CharacteristicsSettings, MarchReport};
-use super::mesh_ratio::{self, MeshRatioError};
+use super::mesh_ratio::MeshRatioError;
 use super::methods::InverseMethod;
 use super::solver::{InverseError, NewtonSettings, SpaceTimeMesh, SpaceTimeSolution};
 use super::trajectory::TipTrajectory;
 use crate::error::InputError;
 use crate::string::StringModel;
 use crate::string::dynamics::StringStepError;
-
-/// Samples per time element (at least) of the path checks.
-const PATH_SAMPLES: usize = 8;
 
 /// A crane problem that cannot be solved as given.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -167,184 +179,6 @@ pub enum CraneError {
     /// The forward replay failed.
     #[error(transparent)]
     Forward(#[from] StringStepError),
-}
-
-/// What [`check_payload_path`] found.
-#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
-pub struct PathReport {
-    /// Smallest payload tension `m |ÿ − g|` on the time domain (N).
-    pub min_payload_tension: f64,
-    /// When (s).
-    pub at: f64,
-}
-
-/// The sample times of the path checks: `PATH_SAMPLES` per time element of `mesh`, at least
-/// 4000 over the domain.
-fn sample_times(t_start: f64, t_end: f64, elements_t: usize) -> impl Iterator<Item = f64> {
-    let n = (PATH_SAMPLES * elements_t).max(4000);
-    (0..=n).map(move |k| t_start + (t_end - t_start) * k as f64 / n as f64)
-}
-
-fn dot(a: [f64; 3], b: [f64; 3]) -> f64 {
-    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
-}
-
-/// Refuses a path that needs the rope below the payload (module docs); returns the smallest
-/// payload tension, which sets the slowest transverse wave.
-pub fn check_payload_path(
-    model: &StringModel,
-    path: &dyn TipTrajectory,
-    t_start: f64,
-    t_end: f64,
-    elements_t: usize,
-) -> Result<PathReport, CraneError> {
-    let up = model.up();
-    let g = model.g();
-    let mut bad: Option<(f64, f64, f64)> = None;
-    let mut report = PathReport {
-        min_payload_tension: f64::INFINITY,
-        at: t_start,
-    };
-    // the domain, and the motion interval on its own (a motion shorter than the spacing of the
-    // domain's samples would slip through)
-    let motion: Vec<f64> = match path.motion_interval() {
-        Some((on, off)) if on.is_finite() && off.is_finite() && off > on => {
-            let (on, off) = (on.max(t_start), off.min(t_end));
-            (0..=4000)
-                .map(|k| on + (off - on) * k as f64 / 4000.0)
-                .collect()
-        }
-        _ => Vec::new(),
-    };
-    for &t in &motion {
-        let a = path.acceleration(t);
-        if !a.iter().all(|c| c.is_finite()) {
-            let duration = path.motion_interval().map_or(f64::NAN, |(a, b)| b - a);
-            return Err(CraneError::NotFinite { t, duration });
-        }
-    }
-    let mut samples: Vec<f64> = sample_times(t_start, t_end, elements_t).collect();
-    samples.extend(motion);
-    samples.sort_by(f64::total_cmp);
-    for t in samples {
-        let a = path.acceleration(t);
-        if !a.iter().all(|c| c.is_finite()) {
-            let duration = path.motion_interval().map_or(f64::NAN, |(a, b)| b - a);
-            return Err(CraneError::NotFinite { t, duration });
-        }
-        let rel = [0, 1, 2].map(|c| a[c] - model.gravity[c]);
-        let along_up = dot(rel, up);
-        let tension = model.payload_mass * dot(rel, rel).sqrt();
-        if tension < report.min_payload_tension {
-            report = PathReport {
-                min_payload_tension: tension,
-                at: t,
-            };
-        }
-        // downward acceleration −ÿ·up ≥ g  ⇔  (ÿ − g)·up ≤ 0
-        if along_up.is_nan() || along_up <= 0.0 {
-            let down = -dot(a, up);
-            bad = Some(match bad {
-                None => (t, t, down),
-                Some((from, _, w)) => (from, t, w.max(down)),
-            });
-        } else if bad.is_some() {
-            break;
-        }
-    }
-    if let Some((from, to, worst)) = bad {
-        return Err(CraneError::Slack { from, to, worst, g });
-    }
-    Ok(report)
-}
-
-/// Checks that `y` is at rest at `t_start` and that the domain holds the pre- and
-/// post-actuation (the travel time before and after the path's motion interval, when the path
-/// reports one).
-pub fn check_time_domain(
-    model: &StringModel,
-    path: &dyn TipTrajectory,
-    t_start: f64,
-    t_end: f64,
-) -> Result<(), CraneError> {
-    let (v, a) = (path.velocity(t_start), path.acceleration(t_start));
-    let (speed, acc) = (dot(v, v).sqrt(), dot(a, a).sqrt());
-    let scale = model.length.max(1.0);
-    if speed > 1e-9 * scale || acc > 1e-9 * model.g() {
-        return Err(CraneError::NotAtRest {
-            t: t_start,
-            speed,
-            acc,
-        });
-    }
-    let Some((t0, t1)) = path.motion_interval() else {
-        return Ok(());
-    };
-    let travel = model.travel_time();
-    let (start_max, end_min) = (t0 - travel, t1 + travel);
-    let slack = 1e-9 * (1.0 + t_end.abs().max(t_start.abs()));
-    let which = if t_start > start_max + slack {
-        "pre"
-    } else if t_end < end_min - slack {
-        "post"
-    } else {
-        return Ok(());
-    };
-    Err(CraneError::TimeDomain {
-        which,
-        t_start,
-        t_end,
-        t0,
-        t1,
-        travel,
-        start_max,
-        end_min,
-    })
-}
-
-/// Refuses a motion interval shorter than 4 time elements of `mesh` (the path reports it).
-pub fn check_resolution(path: &dyn TipTrajectory, mesh: &SpaceTimeMesh) -> Result<(), CraneError> {
-    let ht = mesh.ht();
-    match path.motion_interval() {
-        Some((on, off)) if (off - on).is_nan() || off - on < 4.0 * ht => {
-            Err(CraneError::Unresolved {
-                duration: off - on,
-                ht,
-                min: 4.0 * ht,
-            })
-        }
-        _ => Ok(()),
-    }
-}
-
-/// Slowest transverse wave speed over the manoeuvre: at the payload with the smallest tension
-/// (m/s).
-pub fn slowest_speed(model: &StringModel, report: &PathReport) -> f64 {
-    model.transverse_speed(report.min_payload_tension)
-}
-
-/// A mesh on `[t_start, t_end]` with `elements_s` elements along the rope and the time step of
-/// sideways Courant number 1 for the slowest transverse wave.
-pub fn auto_mesh(
-    model: &StringModel,
-    path: &dyn TipTrajectory,
-    t_start: f64,
-    t_end: f64,
-    elements_s: usize,
-) -> Result<SpaceTimeMesh, CraneError> {
-    let report = check_payload_path(model, path, t_start, t_end, 1)?;
-    let c = slowest_speed(model, &report);
-    Ok(SpaceTimeMesh {
-        t_start,
-        t_end,
-        elements_s,
-        elements_t: mesh_ratio::auto_elements_t_for_speed(
-            c,
-            model.length,
-            t_end - t_start,
-            elements_s,
-        ),
-    })
 }
 
 /// The suspension point of a massless rigid rope of length `L`:

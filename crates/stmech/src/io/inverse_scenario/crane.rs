@@ -6,9 +6,12 @@
 //! `[output]` are the beam-inverse tables). The solver's own checks run here with their
 //! messages: the payload path (no slack rope, at rest at the start), the pre- and
 //! post-actuation room, and the method's mesh check: the mesh ratio with the slowest
-//! transverse wave for the space-time FEM, at least 3 time elements for the method of
-//! characteristics (semi-Lagrangian: no mesh ratio). `method` is the key and spelling of the
-//! beam-inverse scenario ([`InverseMethod`]).
+//! transverse wave (in the last element) for the space-time FEM, at least 3 time elements for
+//! the method of characteristics (semi-Lagrangian: no mesh ratio). `method` is the key and
+//! spelling of the beam-inverse scenario ([`InverseMethod`]). `rope.payload_mass = 0` is a
+//! heavy chain with a free end (the path is then the free end's); its last element's
+//! transverse speed is `≈ sqrt(g hs/2)`, so the FEM's time step must be at least
+//! `≈ sqrt(hs/(2g))` (`mesh.resolution` chooses it).
 //!
 //! ```toml
 //! problem = "crane"
@@ -34,7 +37,6 @@ use super::raw::{RawNewton, RawOutput, RawTime};
 use super::{big, newton_settings, problem};
 use crate::error::InputError;
 use crate::inverse::crane::{self, CraneError};
-use crate::inverse::mesh_ratio;
 use crate::inverse::trajectory::{
     Columns, CsvTrajectory, RestToRestLine, RestToRestProfile, TipTrajectory,
 };
@@ -405,18 +407,14 @@ impl CraneScenario {
                 None
             }
         };
-        let speed = min_tension.map(|rep| crane::slowest_speed(&rope, &rep));
         let mut mesh_auto = false;
         let counts = match (m.resolution, m.elements_s, m.elements_t) {
             (Some(res), None, None) => {
                 mesh_auto = true;
                 positive(&mut issues, "mesh.resolution", res).and_then(|ns| {
-                    speed.map(|c| {
-                        (
-                            ns,
-                            mesh_ratio::auto_elements_t_for_speed(c, rope.length, t1 - t0, ns),
-                        )
-                    })
+                    min_tension
+                        .as_ref()
+                        .map(|rep| (ns, crane::auto_elements_t(&rope, rep, t1 - t0, ns)))
                 })
             }
             (None, Some(a), Some(b)) => {
@@ -434,7 +432,7 @@ impl CraneScenario {
             }
         };
         let mut mesh = None;
-        if let (Some((ns, nt)), Some(c)) = (counts, speed) {
+        if let (Some((ns, nt)), Some(rep)) = (counts, min_tension.as_ref()) {
             let unknowns = (6 * ns.saturating_add(1) + 3).saturating_mul(nt);
             if unknowns > MAX_UNKNOWNS {
                 issues.push(problem(
@@ -447,14 +445,7 @@ impl CraneScenario {
                     ),
                 ));
             } else if method == InverseMethod::SpaceTime
-                && let Err(e) = mesh_ratio::check_speed(
-                    c,
-                    "transverse wave speed sqrt(N/(ν ρA)) at the payload under its smallest tension",
-                    rope.length,
-                    t1 - t0,
-                    ns,
-                    nt,
-                )
+                && let Err(e) = crane::check_mesh_ratio(&rope, rep, t1 - t0, ns, nt)
             {
                 issues.push(problem("mesh", e.to_string()));
             } else {
@@ -597,6 +588,33 @@ mod tests {
             CraneScenario::from_toml_str(&bad, "x"),
             Err(ScenarioError::Syntax { .. })
         ));
+    }
+
+    /// `payload_mass = 0` is a heavy chain with a free end: accepted, the auto mesh uses the
+    /// last element's speed `≈ sqrt(g hs/2)`; a negative mass is refused with its field.
+    #[test]
+    fn payload_free_chain_is_accepted_negative_mass_refused() {
+        // the chain's travel time 2 sqrt(L/g) = 2.02 s needs a longer domain
+        let text = EXAMPLE
+            .replace("payload_mass = 20.0", "payload_mass = 0.0")
+            .replace("start = 0.0", "start = -1.0")
+            .replace("end = 12.0", "end = 13.0");
+        let s = CraneScenario::from_toml_str(&text, "chain").unwrap();
+        assert_eq!(s.rope.payload_mass, 0.0);
+        // 32 elements of 0.3125 m: c ≈ sqrt(g_eff hs/2) ≈ 1.2 m/s, μ = 1: ht ≈ 0.25 s
+        let ht = s.mesh.ht();
+        assert!(ht > 0.2 && ht < 0.3, "{ht}");
+        let Err(ScenarioError::Invalid { problems, .. }) = CraneScenario::from_toml_str(
+            &EXAMPLE.replace("payload_mass = 20.0", "payload_mass = -1.0"),
+            "x",
+        ) else {
+            panic!("accepted")
+        };
+        let msg = problems[0].to_string();
+        assert!(
+            msg.starts_with("rope.payload_mass:") && msg.contains("≥ 0"),
+            "{msg}"
+        );
     }
 
     #[test]
