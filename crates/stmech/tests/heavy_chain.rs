@@ -154,3 +154,25 @@ fn forward_replay_of_the_reference_follows_the_path() {
     }
     assert!(devs[2] < 5e-5 * EPS, "{devs:?}");
 }
+
+/// The method of characteristics refuses the chain with a message naming the field and the
+/// remedy (its per-node fixed point cycles at the free end, where the transverse speed
+/// vanishes; docs/verification.md C11) instead of failing in the march or allocating without
+/// bound (the tip-line extension is sized element by element, finite for a chain).
+#[test]
+fn characteristics_refuse_the_chain_with_a_remedy() {
+    let case = chain_case(EPS, 1e6);
+    let mesh = SpaceTimeMesh {
+        t_start: case.t_start,
+        t_end: case.t_end,
+        elements_s: 16,
+        elements_t: 128,
+    };
+    let e = crane::solve_crane_characteristics(&case.model, &mesh, &case.path, &Default::default())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("rope.payload_mass") && e.contains("method = \"space-time\""),
+        "{e}"
+    );
+}

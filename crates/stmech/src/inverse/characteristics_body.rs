@@ -81,9 +81,11 @@ pub trait CharacteristicBody: InverseBody {
     /// The actuation at `s = 0` from the state there (the force the actuator applies to the
     /// body, global frame).
     fn actuation(&self, x: [f64; 3], p: [f64; 3]) -> [f64; 3];
-    /// A lower bound of the characteristic speeds met on `[t_start, t_end]` and at rest
-    /// after it: sizes the extension of the tip line beyond `t_end`.
-    fn speed_lower_bound(&self, path: &dyn TipTrajectory, t_start: f64, t_end: f64) -> f64;
+    /// A lower bound of the characteristic speeds met at arc length `s` on `[t_start, t_end]`
+    /// and at rest after it: sizes the extension of the tip line beyond `t_end` (element by
+    /// element, so that a speed vanishing at the tip, a chain's free end, still gives a finite
+    /// travel time).
+    fn speed_lower_bound(&self, path: &dyn TipTrajectory, t_start: f64, t_end: f64, s: f64) -> f64;
 }
 
 impl CharacteristicBody for BeamModel {
@@ -125,7 +127,7 @@ impl CharacteristicBody for BeamModel {
 
     /// The slowest speed any state can have (log law: the axial speed tends to
     /// `sqrt(EA/(2ρA))` under tension).
-    fn speed_lower_bound(&self, _path: &dyn TipTrajectory, _t0: f64, _t1: f64) -> f64 {
+    fn speed_lower_bound(&self, _path: &dyn TipTrajectory, _t0: f64, _t1: f64, _s: f64) -> f64 {
         let c = self.law.wave_speeds(&self.section, 1.0);
         let axial = match self.law {
             ConstitutiveLaw::Quadratic => c[2],
@@ -220,14 +222,21 @@ impl CharacteristicBody for StringModel {
         p.map(|c| -n * c / nu)
     }
 
-    /// The transverse speed at the smallest payload tension `m min |ÿ − g|` over
-    /// `[t_start, t_end]` (and at rest, `m |g|`): the tension grows up the rope, and after the
-    /// post-actuation the rope hangs at rest.
-    fn speed_lower_bound(&self, path: &dyn TipTrajectory, t0: f64, t1: f64) -> f64 {
-        let at_rest = self.payload_mass * self.g();
-        let tension = super::crane::check_payload_path(self, path, t0, t1, 1)
-            .map_or(at_rest, |r| r.min_payload_tension.min(at_rest));
-        self.transverse_speed(tension)
+    /// The transverse speed under the quasi-static tension `a_min (m + ρA (L − s))`, `a_min`
+    /// the smallest `|ÿ − g|` over `[t_start, t_end]` and at rest (`|g|`)
+    /// ([`super::crane::element_speed`]): the tension grows up the rope, and after the
+    /// post-actuation the rope hangs at rest. Without a payload it vanishes at the free end
+    /// only.
+    fn speed_lower_bound(&self, path: &dyn TipTrajectory, t0: f64, t1: f64, s: f64) -> f64 {
+        match super::crane::check_payload_path(self, path, t0, t1, 1) {
+            Ok(mut r) => {
+                r.min_relative_acceleration = r.min_relative_acceleration.min(self.g());
+                super::crane::element_speed(self, &r, s)
+            }
+            Err(_) => self.transverse_speed(
+                self.g() * (self.payload_mass + self.rho_a * (self.length - s).max(0.0)),
+            ),
+        }
     }
 }
 

@@ -53,6 +53,10 @@ use super::trajectory::{TipTrajectory, TrajectoryError};
 use crate::error::InputError;
 use std::time::Instant;
 
+/// Largest extension of the tip line beyond `t_end`, in units of the time domain (the march
+/// stores every line: this bounds its memory by the mesh).
+pub const MAX_EXTENSION_FACTOR: f64 = 16.0;
+
 /// Settings of the per-node fixed-point iteration.
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
 pub struct CharacteristicsSettings {
@@ -417,12 +421,29 @@ fn march_from<B: CharacteristicBody>(
     let length = body.length();
     let hs = length / ns as f64;
     let ht = mesh.ht();
-    let c_low = body.speed_lower_bound(trajectory, mesh.t_start, mesh.t_end);
-    // Each line loses at most ceil(hs/(c ht)) nodes at the top of its domain of determinacy.
-    let per_line = (hs / (c_low * ht) * (1.0 + 1e-9)).ceil() as usize;
-    let n_ext = nt
-        .saturating_add(ns.saturating_mul(per_line))
-        .saturating_add(4);
+    // Each step from line i to line i − 1 loses at most ceil(hs/(c ht)) nodes at the top of its
+    // domain of determinacy, c a lower bound of the speeds in that element (at its midpoint).
+    let mut lost = 0usize;
+    for i in (1..=ns).rev() {
+        let c_low =
+            body.speed_lower_bound(trajectory, mesh.t_start, mesh.t_end, (i as f64 - 0.5) * hs);
+        let per_line = (hs / (c_low * ht) * (1.0 + 1e-9)).ceil();
+        let limit = MAX_EXTENSION_FACTOR * nt as f64;
+        if !(per_line.is_finite() && per_line <= limit) || lost as f64 + per_line > limit {
+            return Err(bad(
+                "mesh",
+                format!(
+                    "the waves up to s = {:.4} m are too slow (lower bound {c_low:.3e} m/s there) \
+                     for the march: the tip data would have to be extended beyond time.end by \
+                     more than {MAX_EXTENSION_FACTOR} times the time domain. Fix: a longer time \
+                     domain, a heavier payload or a stiffer body",
+                    (i as f64 - 0.5) * hs,
+                ),
+            ));
+        }
+        lost = lost.saturating_add(per_line as usize);
+    }
+    let n_ext = nt.saturating_add(lost).saturating_add(4);
     let t_of = |j: usize| mesh.t_start + j as f64 * ht;
 
     // tip line
@@ -458,7 +479,14 @@ fn march_from<B: CharacteristicBody>(
         for j in 0..=tops[i] {
             let prev = &view.states[j];
             // predictor: the previous line plus the s-increment at the previous time node
+            // (at a node where the law has no speeds, a chain's free end, the rest state)
             let guess: State = match j {
+                0 if body
+                    .characteristics([prev[0], prev[1], prev[2]], [prev[6], prev[7], prev[8]])
+                    .is_err() =>
+                {
+                    body.rest_state(s_new)
+                }
                 0 => *prev,
                 _ => std::array::from_fn(|c| prev[c] + new_line[j - 1][c] - view.states[j - 1][c]),
             };
