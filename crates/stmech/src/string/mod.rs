@@ -166,6 +166,27 @@ impl StringModel {
             .sum()
     }
 
+    /// The force on the rope at `s = 0` that holds the nodes `x0` (spacing `hs`) at rest:
+    /// `F = −n(first element) − ρA g hs/2`, the static residual of node 0 with the one-point
+    /// rule and the consistent load (the actuation the inverse solver starts with, and the
+    /// force a Neumann-driven forward model needs at its start).
+    pub fn support_force_of(&self, law: &StringPointLaw, x0: &[[f64; 3]], hs: f64) -> [f64; 3] {
+        let d = [0, 1, 2].map(|c| (x0[1][c] - x0[0][c]) / hs);
+        let n = law.force(d, false).map(|(n, _)| n).unwrap_or([0.0; 3]);
+        [0, 1, 2].map(|c| -n[c] - 0.5 * hs * self.rho_a * self.gravity[c])
+    }
+
+    /// [`Self::support_force_of`] the hanging rope on `elements_s` elements
+    /// ([`Self::hanging_nodes`]): `−(m + ρA L) g`, the whole weight, upwards (to round-off).
+    pub fn support_force(&self, elements_s: usize) -> [f64; 3] {
+        let hs = self.length / elements_s as f64;
+        self.support_force_of(
+            &self.point_law(Compression::Slack),
+            &self.hanging_nodes(elements_s),
+            hs,
+        )
+    }
+
     /// The discrete static equilibrium on `elements_s` linear elements, payload at
     /// [`Self::payload_start`]: element `e` carries `N_e = |g|(m + ρA (L − s_e))` at its
     /// midpoint `s_e` and is stretched to `ν_e = 1 + N_e/EA` (tension-only law, `N_e > 0`),
@@ -204,20 +225,14 @@ impl InverseBody for StringModel {
         self.hanging_nodes(elements_s)
     }
 
-    /// `F = −n(first element) − ρA g hs/2`: the static residual of node 0.
+    /// [`StringModel::support_force_of`] with the element's law.
     fn initial_actuation(
         &self,
         element: &BilinearElement<StringPointLaw>,
         x0: &[[f64; 3]],
         hs: f64,
     ) -> [f64; 3] {
-        let d = [0, 1, 2].map(|c| (x0[1][c] - x0[0][c]) / hs);
-        let n = element
-            .law()
-            .force(d, false)
-            .map(|(n, _)| n)
-            .unwrap_or([0.0; 3]);
-        [0, 1, 2].map(|c| -n[c] - 0.5 * hs * self.rho_a * self.gravity[c])
+        self.support_force_of(element.law(), x0, hs)
     }
 
     fn load(&self) -> [f64; 3] {
