@@ -23,6 +23,7 @@
 
 pub mod dynamics;
 pub mod point_law;
+pub mod space_time;
 pub mod statics;
 
 pub use point_law::{Compression, StringPointLaw};
