@@ -482,4 +482,51 @@ mod tests {
             "{err:?}"
         );
     }
+
+    /// Under a force at `s = 0`: the support force holds the hanging rope at rest, and the
+    /// total momentum changes by the weight and the support impulse exactly (the stress
+    /// terms cancel in the sum; `F` linear in `t`, so `F(t + Δt/2) Δt` is its impulse).
+    #[test]
+    fn force_driven_rope_rests_and_balances_momentum() {
+        let model = StringModel {
+            length: 5.0,
+            rho_a: 2.0,
+            ea: 5.0e4,
+            payload_mass: 10.0,
+            gravity: [0.0, 0.0, -9.81],
+            payload_start: [0.0, 0.0, 0.0],
+        };
+        let ns = 8;
+        let f0 = model.support_force(ns);
+        let held = move |_t: f64| f0;
+        let mut st = StringStepper::hanging_with(model, ns, 0.0, Actuation::Force(&held));
+        let x0 = st.r.clone();
+        for _ in 0..50 {
+            st.step(0.02).unwrap();
+        }
+        let dx = (0..=ns)
+            .flat_map(|i| (0..3).map(move |c| (i, c)))
+            .fold(0.0f64, |m, (i, c)| m.max((st.r[i][c] - x0[i][c]).abs()));
+        assert!(dx < 1e-11, "{dx:e}");
+        let a = [3.0, -2.0, 5.0];
+        let force = move |t: f64| [0, 1, 2].map(|c| f0[c] + a[c] * t);
+        let mut st = StringStepper::hanging_with(model, ns, 0.0, Actuation::Force(&force));
+        let total = model.payload_mass + model.rho_a * model.length;
+        let mut worst: f64 = 0.0;
+        for _ in 0..100 {
+            st.step(0.03).unwrap();
+            let t = st.t;
+            for c in 0..3 {
+                let mut p = 0.0;
+                for i in 0..=ns {
+                    for k in i.saturating_sub(1)..=(i + 1).min(ns) {
+                        p += consistent_mass(&model, ns, i, k) * st.v[k][c];
+                    }
+                }
+                let impulse = (f0[c] + total * model.gravity[c]) * t + 0.5 * a[c] * t * t;
+                worst = worst.max((p - impulse).abs());
+            }
+        }
+        assert!(worst < 1e-7, "{worst:e}");
+    }
 }

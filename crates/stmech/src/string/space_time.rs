@@ -299,3 +299,155 @@ impl<'a> SpaceTimeString<'a> {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rope() -> StringModel {
+        StringModel {
+            length: 5.0,
+            rho_a: 2.0,
+            ea: 5.0e4,
+            payload_mass: 10.0,
+            gravity: [0.0, 0.0, -9.81],
+            payload_start: [0.5, -1.0, 2.0],
+        }
+    }
+
+    fn largest(a: &[[f64; 3]], b: &[[f64; 3]]) -> f64 {
+        a.iter()
+            .zip(b)
+            .flat_map(|(p, q)| (0..3).map(move |c| (p[c] - q[c]).abs()))
+            .fold(0.0, f64::max)
+    }
+
+    /// The hanging rope stays at rest, held by its fixed top or by its support force.
+    #[test]
+    fn hanging_rope_stays_at_rest() {
+        let model = rope();
+        let ns = 12;
+        let x0 = model.hanging_nodes(ns);
+        let top = x0[0];
+        let fixed = move |_t: f64| (top, [0.0; 3]);
+        let f0 = model.support_force(ns);
+        let held = move |_t: f64| f0;
+        for act in [Actuation::Suspension(&fixed), Actuation::Force(&held)] {
+            let mut st =
+                SpaceTimeString::hanging(model, ns, 0.05, 0.0, act, Compression::Slack).unwrap();
+            for _ in 0..40 {
+                st.step().unwrap();
+            }
+            let (dx, v) = (largest(&st.r, &x0), largest(&st.v, &vec![[0.0; 3]; ns + 1]));
+            assert!(dx < 1e-11 && v < 1e-10, "{dx:e} {v:e}");
+        }
+    }
+
+    /// An axial oscillation (every element along the vertical): `ν` is linear in `t` on a
+    /// slab, `Ψ(ν(t))` quadratic, the 2-point Gauss rule exact, so the energy is conserved to
+    /// the Newton tolerance (module docs).
+    #[test]
+    fn axial_oscillation_conserves_energy_exactly() {
+        let model = rope();
+        let ns = 10;
+        let top = model.hanging_nodes(ns)[0];
+        let fixed = move |_t: f64| (top, [0.0; 3]);
+        let mut st = SpaceTimeString::hanging(
+            model,
+            ns,
+            0.02,
+            0.0,
+            Actuation::Suspension(&fixed),
+            Compression::Slack,
+        )
+        .unwrap();
+        for p in st.r.iter_mut() {
+            p[2] = top[2] + 1.002 * (p[2] - top[2]);
+        }
+        let e0 = st.energy();
+        let (mut worst, mut moved) = (0.0f64, 0.0f64);
+        for _ in 0..200 {
+            st.step().unwrap();
+            worst = worst.max((st.energy() - e0).abs());
+            moved = moved.max((st.payload()[2] - model.payload_start[2]).abs());
+        }
+        let scale = 9.81 * (10.0 + 10.0) * 5.0;
+        println!("axial oscillation: largest energy change {worst:.2e} J (scale {scale} J)");
+        assert!(moved > 5e-3, "{moved}");
+        assert!(worst < 1e-10 * scale, "{worst:e}");
+    }
+
+    /// Momentum balance: the stress rows sum to zero, so the total momentum
+    /// `ρA ∫ v ds + m v_n` changes by the weight and the support impulse exactly, slab by slab;
+    /// `F` cubic in `t`, integrated exactly by the 4-point rule.
+    #[test]
+    fn momentum_balance_under_a_force() {
+        let model = rope();
+        let ns = 8;
+        let f0 = model.support_force(ns);
+        let (a, b) = ([3.0, -2.0, 5.0], [0.4, 0.7, -0.3]);
+        let force = move |t: f64| [0, 1, 2].map(|c| f0[c] + a[c] * t + b[c] * t * t * t);
+        let mut st = SpaceTimeString::hanging(
+            model,
+            ns,
+            0.03,
+            0.0,
+            Actuation::Force(&force),
+            Compression::Slack,
+        )
+        .unwrap();
+        let total = model.payload_mass + model.rho_a * model.length;
+        let mut worst: f64 = 0.0;
+        for _ in 0..100 {
+            st.step().unwrap();
+            let t = st.t;
+            let mut p = [0.0; 3];
+            for i in 0..=ns {
+                for k in i.saturating_sub(1)..=(i + 1).min(ns) {
+                    let m = super::super::dynamics::consistent_mass(&model, ns, i, k);
+                    for c in 0..3 {
+                        p[c] += m * st.v[k][c];
+                    }
+                }
+            }
+            for c in 0..3 {
+                let impulse = (f0[c] + total * model.gravity[c]) * t
+                    + 0.5 * a[c] * t * t
+                    + 0.25 * b[c] * t.powi(4);
+                worst = worst.max((p[c] - impulse).abs());
+            }
+        }
+        assert!(worst < 1e-7, "{worst:e}");
+    }
+
+    /// Bad data are refused with the field named.
+    #[test]
+    fn bad_input_is_refused() {
+        let model = rope();
+        let f = |_t: f64| [0.0; 3];
+        let act = Actuation::Force(&f);
+        let field = |r: Result<SpaceTimeString, InputError>| match r {
+            Err(InputError::Invalid { field, .. }) => field,
+            _ => panic!("accepted"),
+        };
+        let c = Compression::Slack;
+        assert_eq!(
+            field(SpaceTimeString::hanging(model, 0, 0.1, 0.0, act, c)),
+            "mesh.elements_s"
+        );
+        assert_eq!(
+            field(SpaceTimeString::hanging(model, 4, 0.0, 0.0, act, c)),
+            "mesh.ht"
+        );
+        assert_eq!(
+            field(SpaceTimeString::hanging(model, 4, f64::NAN, 0.0, act, c)),
+            "mesh.ht"
+        );
+        let mut bad = model;
+        bad.ea = -1.0;
+        assert_eq!(
+            field(SpaceTimeString::hanging(bad, 4, 0.1, 0.0, act, c)),
+            "rope.ea"
+        );
+    }
+}
