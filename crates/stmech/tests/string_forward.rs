@@ -363,3 +363,21 @@ fn slab_march_replays_the_inverse_suspension_motion() {
     assert_order("mesh twice as fine", &finer, 1.8);
     assert!(finer[2] < 5e-4, "{finer:?}");
 }
+
+#[test]
+fn closed_loop_offers_the_slab_march_as_replay() {
+    let (model, path) = (crane_rope(), crane_path());
+    let mesh = crane::auto_mesh(&model, &path, 0.0, 12.0, 16).unwrap();
+    let inv = crane::solve_crane(&model, &mesh, &path, &NewtonSettings::default()).unwrap();
+    let (dg, dg_samples) = crane::closed_loop(&inv, &path, 2).unwrap();
+    let (st, st_samples) =
+        crane::closed_loop_with(&inv, &path, 2, crane::Replay::SpaceTime).unwrap();
+    println!(
+        "16 × {} replayed on 32 elements: max deviation {:.4e} m (discrete gradient), {:.4e} m \
+         (space-time slabs)",
+        mesh.elements_t, dg.max_deviation, st.max_deviation
+    );
+    assert_eq!(st_samples.len(), dg_samples.len());
+    assert!((st.max_deviation - dg.max_deviation).abs() < 0.05 * dg.max_deviation);
+    assert!(st.max_deviation < 1e-3);
+}
