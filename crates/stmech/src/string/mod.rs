@@ -6,13 +6,15 @@
 //! ```text
 //! ρA ∂t² r = ∂s n + ρA g,         n = N(ν) r'/ν,  ν = |r'|              0 < s < L
 //! m ∂t² r(L, t) = −n(L, t) + m g                                          payload
-//! r(0, t) = x(t)  (Dirichlet, forward)   or   r(L, t) = y(t)  (servo, inverse)
+//! r(0, t) = x(t) or n(0, t) = −F(t)  (forward)   or   r(L, t) = y(t)  (servo, inverse)
 //! ```
 //! The inverse problem ([`crate::inverse::crane`]) solves them on the whole space-time domain
 //! with the planar beam's bilinear space-time element and sideways elimination
-//! ([`crate::inverse::body::InverseBody`]); the forward problem with a prescribed suspension
-//! motion is the semi-discrete model of [`dynamics`] (linear elements, energy-conserving
-//! midpoint discrete gradient). Both use the point law of [`point_law`].
+//! ([`crate::inverse::body::InverseBody`]). The forward problem, with the suspension motion or
+//! the force at `s = 0` given, has two discretisations that check each other: the space-time
+//! slab march of [`space_time`] (the inverse's element, test functions constant per slab) and
+//! the semi-discrete model of [`dynamics`] (linear elements, energy-conserving midpoint
+//! discrete gradient). All use the point law of [`point_law`].
 //!
 //! # Statics
 //! Hanging at rest under gravity, the tension is the weight below,
