@@ -98,6 +98,8 @@ fn cross_check(neumann: bool) -> Vec<f64> {
             st.payload(),
             st.iterations as f64 / nt as f64
         );
+        // the exact tangent: Newton converges in a few iterations per slab
+        assert!(st.iterations <= 4 * nt, "{} iterations", st.iterations);
         out.push(worst);
     }
     out
