@@ -42,7 +42,8 @@ pub use characteristics_solver::{
 pub use methods::{InverseMethod, MethodRun, solve_space_time, solve_with};
 pub use solver::{
     BeamModel, InverseError, LinearSolverKind, NewtonSettings, NewtonStart, SpaceTimeMesh,
-    SpaceTimeSolution, TipLaw, solve_forward, solve_inverse, solve_inverse_from,
+    SpaceTimeSolution, TipLaw, solve_forward, solve_forward_body, solve_inverse,
+    solve_inverse_from,
 };
 pub use trajectory::{
     CsvTrajectory, RestToRestArc, RestToRestLine, RestToRestProfile, TipTrajectory,

@@ -6,13 +6,15 @@
 //! ```text
 //! ρA ∂t² r = ∂s n + ρA g,         n = N(ν) r'/ν,  ν = |r'|              0 < s < L
 //! m ∂t² r(L, t) = −n(L, t) + m g                                          payload
-//! r(0, t) = x(t)  (Dirichlet, forward)   or   r(L, t) = y(t)  (servo, inverse)
+//! r(0, t) = x(t) or n(0, t) = −F(t)  (forward)   or   r(L, t) = y(t)  (servo, inverse)
 //! ```
 //! The inverse problem ([`crate::inverse::crane`]) solves them on the whole space-time domain
 //! with the planar beam's bilinear space-time element and sideways elimination
-//! ([`crate::inverse::body::InverseBody`]); the forward problem with a prescribed suspension
-//! motion is the semi-discrete model of [`dynamics`] (linear elements, energy-conserving
-//! midpoint discrete gradient). Both use the point law of [`point_law`].
+//! ([`crate::inverse::body::InverseBody`]). The forward problem, with the suspension motion or
+//! the force at `s = 0` given, has two discretisations that check each other: the space-time
+//! slab march of [`space_time`] (the inverse's element, test functions constant per slab) and
+//! the semi-discrete model of [`dynamics`] (linear elements, energy-conserving midpoint
+//! discrete gradient). All use the point law of [`point_law`].
 //!
 //! # Statics
 //! Hanging at rest under gravity, the tension is the weight below,
@@ -24,6 +26,7 @@
 pub mod dynamics;
 pub mod heavy_chain;
 pub mod point_law;
+pub mod space_time;
 pub mod statics;
 
 pub use point_law::{Compression, StringPointLaw};
@@ -166,6 +169,27 @@ impl StringModel {
             .sum()
     }
 
+    /// The force on the rope at `s = 0` that holds the nodes `x0` (spacing `hs`) at rest:
+    /// `F = −n(first element) − ρA g hs/2`, the static residual of node 0 with the one-point
+    /// rule and the consistent load (the actuation the inverse solver starts with, and the
+    /// force a Neumann-driven forward model needs at its start).
+    pub fn support_force_of(&self, law: &StringPointLaw, x0: &[[f64; 3]], hs: f64) -> [f64; 3] {
+        let d = [0, 1, 2].map(|c| (x0[1][c] - x0[0][c]) / hs);
+        let n = law.force(d, false).map(|(n, _)| n).unwrap_or([0.0; 3]);
+        [0, 1, 2].map(|c| -n[c] - 0.5 * hs * self.rho_a * self.gravity[c])
+    }
+
+    /// [`Self::support_force_of`] the hanging rope on `elements_s` elements
+    /// ([`Self::hanging_nodes`]): `−(m + ρA L) g`, the whole weight, upwards (to round-off).
+    pub fn support_force(&self, elements_s: usize) -> [f64; 3] {
+        let hs = self.length / elements_s as f64;
+        self.support_force_of(
+            &self.point_law(Compression::Slack),
+            &self.hanging_nodes(elements_s),
+            hs,
+        )
+    }
+
     /// The discrete static equilibrium on `elements_s` linear elements, payload at
     /// [`Self::payload_start`]: element `e` carries `N_e = |g|(m + ρA (L − s_e))` at its
     /// midpoint `s_e` and is stretched to `ν_e = 1 + N_e/EA` (tension-only law, `N_e > 0`),
@@ -204,20 +228,14 @@ impl InverseBody for StringModel {
         self.hanging_nodes(elements_s)
     }
 
-    /// `F = −n(first element) − ρA g hs/2`: the static residual of node 0.
+    /// [`StringModel::support_force_of`] with the element's law.
     fn initial_actuation(
         &self,
         element: &BilinearElement<StringPointLaw>,
         x0: &[[f64; 3]],
         hs: f64,
     ) -> [f64; 3] {
-        let d = [0, 1, 2].map(|c| (x0[1][c] - x0[0][c]) / hs);
-        let n = element
-            .law()
-            .force(d, false)
-            .map(|(n, _)| n)
-            .unwrap_or([0.0; 3]);
-        [0, 1, 2].map(|c| -n[c] - 0.5 * hs * self.rho_a * self.gravity[c])
+        self.support_force_of(element.law(), x0, hs)
     }
 
     fn load(&self) -> [f64; 3] {

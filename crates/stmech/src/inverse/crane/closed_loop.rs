@@ -1,9 +1,11 @@
-//! The closed loop of the crane: the computed suspension motion replayed in the forward rope
-//! model.
+//! The closed loop of the crane: the computed suspension motion replayed in a forward string
+//! model (the discrete gradient by default, or the space-time slab march).
 
 use super::{CraneError, CraneSolution, dot};
 use crate::inverse::trajectory::TipTrajectory;
-use crate::string::dynamics::StringStepper;
+use crate::string::Compression;
+use crate::string::dynamics::{Actuation, StringStepError, StringStepper};
+use crate::string::space_time::SpaceTimeString;
 
 /// What [`closed_loop`] measured.
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
@@ -20,15 +22,38 @@ pub struct CraneTracking {
     pub travel: f64,
 }
 
-/// Replays the suspension motion of `sol` ([`CraneSolution::suspension_at`]) in the forward
-/// string model ([`StringStepper`], tension-only law, midpoint discrete gradient) on
-/// `refine × n_s` elements with the step `ht / refine`, and measures the payload's deviation
-/// from the path at every step. Also returns the replayed payload at the inverse mesh's time
-/// nodes.
+/// The forward discretisation that replays a crane solution ([`closed_loop_with`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Replay {
+    /// Linear elements, midpoint discrete gradient ([`StringStepper`]): independent of the
+    /// inverse's element in time and in its stress quadrature.
+    #[default]
+    DiscreteGradient,
+    /// The space-time slab march ([`SpaceTimeString`]): the inverse's element and point law,
+    /// tested with functions constant on a slab (the inverse tests with hats in time, so the
+    /// two differ by the discretisation error, [`crate::string::space_time`]).
+    SpaceTime,
+}
+
+/// [`closed_loop_with`] the discrete-gradient replay.
 pub fn closed_loop(
     sol: &CraneSolution,
     path: &dyn TipTrajectory,
     refine: usize,
+) -> Result<(CraneTracking, Vec<[f64; 3]>), CraneError> {
+    closed_loop_with(sol, path, refine, Replay::DiscreteGradient)
+}
+
+/// Replays the suspension motion of `sol` ([`CraneSolution::suspension_at`]) in a forward
+/// string model (`replay`, tension-only law) on `refine × n_s` elements with the step
+/// `ht / refine`, and measures the payload's deviation from the path at every step. Also
+/// returns the replayed payload at the inverse mesh's time nodes.
+pub fn closed_loop_with(
+    sol: &CraneSolution,
+    path: &dyn TipTrajectory,
+    refine: usize,
+    replay: Replay,
 ) -> Result<(CraneTracking, Vec<[f64; 3]>), CraneError> {
     let mesh = sol.solution.mesh;
     let model = sol.solution.beam;
@@ -37,10 +62,35 @@ pub fn closed_loop(
     let steps = mesh.elements_t * refine;
     let dt = mesh.ht() / refine as f64;
     let susp = |t: f64| sol.suspension_at(t);
-    let mut st = StringStepper::hanging(model, ns, mesh.t_start, &susp);
+    // one step to the time t, returning the payload there
+    let mut advance: Box<dyn FnMut(f64) -> Result<[f64; 3], StringStepError> + '_> = match replay {
+        Replay::DiscreteGradient => {
+            let mut st = StringStepper::hanging(model, ns, mesh.t_start, &susp);
+            Box::new(move |t| {
+                st.step(dt)?;
+                st.t = t;
+                Ok(st.payload())
+            })
+        }
+        Replay::SpaceTime => {
+            let mut st = SpaceTimeString::hanging(
+                model,
+                ns,
+                dt,
+                mesh.t_start,
+                Actuation::Suspension(&susp),
+                Compression::Slack,
+            )?;
+            Box::new(move |t| {
+                st.step()?;
+                st.t = t;
+                Ok(st.payload())
+            })
+        }
+    };
     let y0 = path.pose(mesh.t_start);
     let mut samples = Vec::with_capacity(mesh.elements_t + 1);
-    samples.push(st.payload());
+    samples.push(model.hanging_nodes(ns)[ns]);
     let mut out = CraneTracking {
         max_deviation: 0.0,
         at: mesh.t_start,
@@ -49,10 +99,8 @@ pub fn closed_loop(
         travel: 0.0,
     };
     for k in 1..=steps {
-        st.step(dt)?;
         let t = mesh.t_start + k as f64 * dt;
-        st.t = t;
-        let (p, y) = (st.payload(), path.pose(t));
+        let (p, y) = (advance(t)?, path.pose(t));
         if k % refine == 0 {
             samples.push(p);
         }

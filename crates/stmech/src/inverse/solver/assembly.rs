@@ -296,7 +296,7 @@ impl<'a, B: InverseBody> Assembly<'a, B> {
     }
 
     /// Newton start from another solution of the same domain (see [`solve_inverse_from`]), in
-    /// the numbering `layout` (inverse mode).
+    /// the numbering `layout` (`F` in inverse mode only).
     pub(super) fn guess_from_in(
         &self,
         start: &SpaceTimeSolution<B>,
@@ -311,8 +311,10 @@ impl<'a, B: InverseBody> Assembly<'a, B> {
                 u[k..k + 3].copy_from_slice(&x);
                 u[k + 3..k + 6].copy_from_slice(&v);
             }
-            let k = layout.force(j);
-            u[k..k + 3].copy_from_slice(&start.actuation_at_cubic(t));
+            if let Mode::Inverse(_) = self.mode {
+                let k = layout.force(j);
+                u[k..k + 3].copy_from_slice(&start.actuation_at_cubic(t));
+            }
         }
         u
     }

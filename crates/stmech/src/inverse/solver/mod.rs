@@ -476,6 +476,36 @@ pub(crate) fn solve_inverse_started<B: InverseBody>(
     Ok(sol)
 }
 
+/// Forward mode for any [`InverseBody`] (the string of [`crate::string`] too): the same
+/// space-time system as the inverse solver, on the whole domain at once, with the actuation
+/// `F(t)` at `s = 0` given (4-point Gauss per time element) instead of the servo constraint;
+/// Newton (sparse LU) from the body's initial state at every time node, or from `start`
+/// (interpolated like [`solve_inverse_from`]). With `F` the piecewise-linear interpolant of an
+/// inverse solution's nodal actuation, the inverse solution satisfies every equation of this
+/// system: the forward solve on the same mesh gives it back to the Newton tolerance.
+pub fn solve_forward_body<B: InverseBody>(
+    body: &B,
+    mesh: &SpaceTimeMesh,
+    actuation: ActuationFn<'_>,
+    settings: &NewtonSettings,
+    start: Option<&SpaceTimeSolution<B>>,
+) -> Result<SpaceTimeSolution<B>, InverseError> {
+    validate_mesh(mesh)?;
+    let asm = Assembly::new(*body, *mesh, Mode::Forward(actuation))?;
+    // Forward mode has no servo rows to start a sideways march: general sparse LU.
+    let mut stage = CscStage::new(&asm)?;
+    let guess = match start {
+        Some(s) => asm.guess_from(s),
+        None => asm.initial_guess(),
+    };
+    let (u, hist) = newton_generic(&asm, &mut stage, settings, guess, asm.n)?;
+    let mut sol = asm.solution(&u, hist);
+    if start.is_some() {
+        sol.newton.start = NewtonStart::Given;
+    }
+    Ok(sol)
+}
+
 /// Forward mode of the same element: given actuation `F(t)` at `s = 0` (applied to the beam,
 /// global frame; `|_| [0.0; 3]` for a free end), tip law at `s = L`, initial state of `beam`
 /// (stress-free, at rest) or, if `initial` is given, nodal `(x, v)` at `t_start`.
@@ -487,37 +517,29 @@ pub fn solve_forward(
     settings: &NewtonSettings,
 ) -> Result<SpaceTimeSolution, InverseError> {
     beam.validate("beam")?;
+    let Some(init) = initial else {
+        return solve_forward_body(beam, mesh, actuation, settings, None);
+    };
     validate_mesh(mesh)?;
+    if init.len() != mesh.elements_s + 1 {
+        return Err(InputError::Invalid {
+            field: "initial".into(),
+            message: format!(
+                "needs {} nodal states, got {}",
+                mesh.elements_s + 1,
+                init.len()
+            ),
+        }
+        .into());
+    }
     let mut asm = Assembly::new(*beam, *mesh, Mode::Forward(actuation))?;
     // Forward mode has no servo rows to start a sideways march: general sparse LU.
     let mut stage = CscStage::new(&asm)?;
-    let mut v0 = None;
-    if let Some(init) = initial {
-        if init.len() != mesh.elements_s + 1 {
-            return Err(InputError::Invalid {
-                field: "initial".into(),
-                message: format!(
-                    "needs {} nodal states, got {}",
-                    mesh.elements_s + 1,
-                    init.len()
-                ),
-            }
-            .into());
-        }
-        asm.x0 = init.iter().map(|s| [s[0], s[1], s[2]]).collect();
-        v0 = Some(init.iter().map(|s| [s[3], s[4], s[5]]).collect::<Vec<_>>());
-    }
-    match v0 {
-        None => {
-            let (u, hist) = newton_generic(&asm, &mut stage, settings, asm.initial_guess(), asm.n)?;
-            Ok(asm.solution(&u, hist))
-        }
-        Some(v0) => {
-            let asm = WithVelocity { inner: asm, v0 };
-            let (u, hist) = newton_v(&asm, &mut stage, settings)?;
-            let mut sol = asm.inner.solution(&u, hist);
-            sol.v[..mesh.elements_s + 1].copy_from_slice(&asm.v0);
-            Ok(sol)
-        }
-    }
+    asm.x0 = init.iter().map(|s| [s[0], s[1], s[2]]).collect();
+    let v0 = init.iter().map(|s| [s[3], s[4], s[5]]).collect::<Vec<_>>();
+    let asm = WithVelocity { inner: asm, v0 };
+    let (u, hist) = newton_v(&asm, &mut stage, settings)?;
+    let mut sol = asm.inner.solution(&u, hist);
+    sol.v[..mesh.elements_s + 1].copy_from_slice(&asm.v0);
+    Ok(sol)
 }
