@@ -14,7 +14,9 @@
 //! `σ''` and `σ'''` vanish at both ends.
 
 mod csv;
+mod rows;
 pub mod smoothness;
+mod spline;
 #[cfg(test)]
 mod tests;
 
