@@ -14,6 +14,7 @@
 //! `σ''` and `σ'''` vanish at both ends.
 
 mod csv;
+pub mod pose;
 mod rows;
 pub mod smoothness;
 mod spline;
