@@ -4,6 +4,8 @@
 //! `[f64; 3]`; the nine director components of a body are stored as `d_1, d_2, d_3` one after
 //! the other; `_t` marks a time derivative.
 
+pub mod rotation;
+
 /// A 3-vector in the global frame.
 pub type Vec3 = [f64; 3];
 

@@ -4,7 +4,8 @@
 
 use super::smoothness::{self, ColumnPrecision, Smoothness};
 use super::{TipTrajectory, TrajectoryError};
-use crate::io::text::{EXCERPT_CHARS, InputLimit, excerpt, read_text};
+use super::{rows, spline};
+use crate::io::text::{InputLimit, read_text};
 use std::path::Path;
 
 /// What the three value columns of a trajectory file are.
@@ -73,14 +74,6 @@ fn derivative_name(k: usize) -> &'static str {
     }
 }
 
-/// Whether a non-numeric first row is a header: its first cell names the time (`t`,
-/// `time`, `T [s]`, …, in any letter case).
-fn is_header(cells: &[&str]) -> bool {
-    cells
-        .first()
-        .is_some_and(|c| c.chars().next().is_some_and(|ch| ch == 't' || ch == 'T'))
-}
-
 impl CsvTrajectory {
     /// Reads `t,x,y,theta` rows (a header line and `#` comments allowed) from a regular file
     /// of at most the default input size ([`InputLimit::default`]).
@@ -110,76 +103,20 @@ impl CsvTrajectory {
 
     /// Parses CSV text of the given [`Columns`] (see [`from_csv_str`](Self::from_csv_str)).
     pub fn parse(text: &str, origin: &str, columns: Columns) -> Result<Self, TrajectoryError> {
-        let header = columns.header();
-        let row_err = |line: usize, message: String| TrajectoryError::Row {
-            path: origin.to_owned(),
-            line,
-            message,
-        };
-        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-        let mut t = Vec::new();
+        let layout = format!("`{}`", columns.header());
+        let rows = rows::parse(text, origin, &[3], &layout)?;
         let mut y: [Vec<f64>; 3] = Default::default();
-        let mut precision = [ColumnPrecision::default(); 4];
-        let mut seen_row = false;
-        for (i, raw) in text.lines().enumerate() {
-            let line = raw.trim();
-            if line.is_empty() || line.starts_with('#') {
-                continue;
-            }
-            let first_row = !seen_row;
-            seen_row = true;
-            let cells: Vec<&str> = line.split(',').map(str::trim).collect();
-            let parsed: Result<Vec<f64>, _> = cells.iter().map(|c| c.parse::<f64>()).collect();
-            let vals = match parsed {
-                Ok(v) => v,
-                Err(_) if first_row && is_header(&cells) => continue,
-                Err(_) => {
-                    return Err(row_err(
-                        i + 1,
-                        format!(
-                            "expected 4 numbers `{header}`, got `{}`{}",
-                            excerpt(line, EXCERPT_CHARS),
-                            if first_row {
-                                format!(
-                                    " (a header must start with the time column, e.g. \
-                                     `{header}`)"
-                                )
-                            } else {
-                                String::new()
-                            }
-                        ),
-                    ));
-                }
-            };
-            if vals.len() != 4 {
-                return Err(row_err(
-                    i + 1,
-                    format!("expected 4 columns `{header}`, got {}", vals.len()),
-                ));
-            }
-            if !vals.iter().all(|v| v.is_finite()) {
-                return Err(row_err(i + 1, "values must be finite".into()));
-            }
-            if let Some(&last) = t.last()
-                && vals[0] <= last
-            {
-                return Err(row_err(
-                    i + 1,
-                    format!(
-                        "times must increase strictly (t = {} after {last})",
-                        vals[0]
-                    ),
-                ));
-            }
-            for (p, cell) in precision.iter_mut().zip(&cells) {
-                p.observe(cell);
-            }
-            t.push(vals[0]);
+        for r in &rows.values {
             for c in 0..3 {
-                y[c].push(vals[c + 1]);
+                y[c].push(r[c]);
             }
         }
-        Self::from_columns(origin, columns, t, y, precision)
+        let p = &rows.precision;
+        let precision = match p.as_slice() {
+            [a, b, c] => [rows.t_precision, *a, *b, *c],
+            _ => [rows.t_precision; 4], // no rows: refused by from_columns
+        };
+        Self::from_columns(origin, columns, rows.t, y, precision)
     }
 
     /// Samples given as numbers (`trajectory.kind = "samples"` of an inverse scenario, numpy
@@ -270,7 +207,7 @@ impl CsvTrajectory {
                 t.len()
             )));
         }
-        let m = [0, 1, 2].map(|c| spline_second_derivatives(&t, &y[c]));
+        let m = [0, 1, 2].map(|c| spline::second_derivatives(&t, &y[c]));
         if let Some(k) = (0..t.len()).find(|&k| m.iter().any(|mc| !mc[k].is_finite())) {
             return Err(data(format!(
                 "the cubic spline through the samples is not finite near t = {} s: the samples \
@@ -408,32 +345,13 @@ impl CsvTrajectory {
     }
 
     fn eval(&self, t: f64) -> [[f64; 3]; 3] {
-        let n = self.t.len();
-        let tc = t.clamp(self.t[0], self.t[n - 1]);
-        let k = match self.t.partition_point(|&x| x <= tc) {
-            0 => 0,
-            i => (i - 1).min(n - 2),
-        };
-        let h = self.t[k + 1] - self.t[k];
-        let a = (self.t[k + 1] - tc) / h;
-        let b = (tc - self.t[k]) / h;
+        let seg = spline::segment(&self.t, t);
         let mut out = [[0.0; 3]; 3];
         for c in 0..3 {
-            let (y0, y1, m0, m1) = (
-                self.y[c][k],
-                self.y[c][k + 1],
-                self.m[c][k],
-                self.m[c][k + 1],
-            );
-            out[0][c] =
-                a * y0 + b * y1 + ((a * a * a - a) * m0 + (b * b * b - b) * m1) * h * h / 6.0;
-            out[1][c] = (y1 - y0) / h - (3.0 * a * a - 1.0) / 6.0 * h * m0
-                + (3.0 * b * b - 1.0) / 6.0 * h * m1;
-            out[2][c] = a * m0 + b * m1;
-        }
-        if t < self.t[0] || t > self.t[n - 1] {
-            out[1] = [0.0; 3];
-            out[2] = [0.0; 3];
+            let v = spline::eval(&self.y[c], &self.m[c], seg);
+            for d in 0..3 {
+                out[d][c] = v[d];
+            }
         }
         out
     }
@@ -462,37 +380,4 @@ impl TipTrajectory for CsvTrajectory {
             self.t[(last + 1).min(n - 1)],
         ))
     }
-}
-
-/// Second derivatives of the cubic spline through `(t, y)` with `y'(t_0) = 0` and
-/// `y''(t_n) = 0` (Thomas algorithm).
-fn spline_second_derivatives(t: &[f64], y: &[f64]) -> Vec<f64> {
-    let n = t.len();
-    let h: Vec<f64> = t.windows(2).map(|w| w[1] - w[0]).collect();
-    let mut lo = vec![0.0; n];
-    let mut di = vec![0.0; n];
-    let mut up = vec![0.0; n];
-    let mut rhs = vec![0.0; n];
-    // clamped start, slope 0
-    di[0] = 2.0 * h[0];
-    up[0] = h[0];
-    rhs[0] = 6.0 * ((y[1] - y[0]) / h[0]);
-    for k in 1..n - 1 {
-        lo[k] = h[k - 1];
-        di[k] = 2.0 * (h[k - 1] + h[k]);
-        up[k] = h[k];
-        rhs[k] = 6.0 * ((y[k + 1] - y[k]) / h[k] - (y[k] - y[k - 1]) / h[k - 1]);
-    }
-    di[n - 1] = 1.0; // natural end
-    for k in 1..n {
-        let w = lo[k] / di[k - 1];
-        di[k] -= w * up[k - 1];
-        rhs[k] -= w * rhs[k - 1];
-    }
-    let mut m = vec![0.0; n];
-    m[n - 1] = rhs[n - 1] / di[n - 1];
-    for k in (0..n - 1).rev() {
-        m[k] = (rhs[k] - up[k] * m[k + 1]) / di[k];
-    }
-    m
 }

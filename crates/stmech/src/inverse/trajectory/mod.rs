@@ -14,7 +14,10 @@
 //! `σ''` and `σ'''` vanish at both ends.
 
 mod csv;
+pub mod pose;
+mod rows;
 pub mod smoothness;
+mod spline;
 #[cfg(test)]
 mod tests;
 

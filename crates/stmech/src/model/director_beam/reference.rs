@@ -21,7 +21,7 @@
 //! `Γ = (0, 0, 1)`, `K = κ` exactly (the continuous values; the element subtracts its own
 //! discrete values of the reference so the discrete reference is exactly stress-free).
 
-use crate::math::{Vec3, cross, dot, norm};
+use crate::math::{Vec3, norm};
 
 /// A curve of constant material curvature, parametrised by arc length `s`.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -126,17 +126,7 @@ fn mat_mul(a: &[[f64; 3]; 3], b: &[[f64; 3]; 3]) -> [[f64; 3]; 3] {
     c
 }
 
-/// Rotation of `v` about the unit `axis` by `angle` (Rodrigues).
-pub fn rotate(axis: &Vec3, angle: f64, v: &Vec3) -> Vec3 {
-    let (s, c) = angle.sin_cos();
-    let axv = cross(axis, v);
-    let adv = dot(axis, v);
-    [
-        v[0] * c + axv[0] * s + axis[0] * adv * (1.0 - c),
-        v[1] * c + axv[1] * s + axis[1] * adv * (1.0 - c),
-        v[2] * c + axv[2] * s + axis[2] * adv * (1.0 - c),
-    ]
-}
+pub use crate::math::rotation::rotate;
 
 #[cfg(test)]
 mod tests {
