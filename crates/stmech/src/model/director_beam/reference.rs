@@ -131,6 +131,7 @@ pub use crate::math::rotation::rotate;
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::math::{cross, dot};
 
     fn frame() -> [Vec3; 3] {
         let ax = [0.3, -0.5, 0.8];
