@@ -155,24 +155,40 @@ fn forward_replay_of_the_reference_follows_the_path() {
     assert!(devs[2] < 5e-5 * EPS, "{devs:?}");
 }
 
-/// The method of characteristics refuses the chain with a message naming the field and the
-/// remedy (its per-node fixed point cycles at the free end, where the transverse speed
-/// vanishes; docs/verification.md C11) instead of failing in the march or allocating without
-/// bound (the tip-line extension is sized element by element, finite for a chain).
+/// The method of characteristics on the same chain: no mesh ratio (semi-Lagrangian), so `hs`
+/// and `ht` are refined together. The free end is a singular point of the characteristics
+/// (the transverse speed `≈ sqrt(g z)` vanishes there, and the midpoint rule's foot time
+/// `hs/c_mid` of the last element is `sqrt(2 hs/g)` against the exact `2 sqrt(hs/g)`), so the
+/// order falls short of the scheme's 2: measured 1.78, 1.82, 1.82 for the suspension motion and
+/// 1.43, 1.54, 1.61 for the force (16 × 128 … 128 × 1024; docs/verification.md C11). Asserted:
+/// every refinement gains at least order 1.6 (motion) and 1.3 (force), and the finest errors.
 #[test]
-fn characteristics_refuse_the_chain_with_a_remedy() {
+fn characteristics_converge_to_petit_rouchon() {
     let case = chain_case(EPS, 1e6);
-    let mesh = SpaceTimeMesh {
-        t_start: case.t_start,
-        t_end: case.t_end,
-        elements_s: 16,
-        elements_t: 128,
-    };
-    let e = crane::solve_crane_characteristics(&case.model, &mesh, &case.path, &Default::default())
-        .unwrap_err()
-        .to_string();
-    assert!(
-        e.contains("rope.payload_mass") && e.contains("method = \"space-time\""),
-        "{e}"
-    );
+    let mut out = Vec::new();
+    for (ns, nt) in [(16, 128), (32, 256), (64, 512)] {
+        let mesh = SpaceTimeMesh {
+            t_start: case.t_start,
+            t_end: case.t_end,
+            elements_s: ns,
+            elements_t: nt,
+        };
+        let sol =
+            crane::solve_crane_characteristics(&case.model, &mesh, &case.path, &Default::default())
+                .unwrap();
+        let (ex, ef) = errors(&case, &sol);
+        println!(
+            "characteristics {ns} × {nt}: max |x − x_PR|/ε = {:.3e}, max |H − H_PR|/ε = {:.3e} N/m",
+            ex / EPS,
+            ef / EPS
+        );
+        out.push((ex / EPS, ef / EPS));
+    }
+    for w in out.windows(2) {
+        let (ox, of) = ((w[0].0 / w[1].0).log2(), (w[0].1 / w[1].1).log2());
+        println!("orders {ox:.2} {of:.2}");
+        assert!(ox > 1.6 && of > 1.3, "orders {ox:.2} {of:.2}");
+    }
+    let last = out[out.len() - 1];
+    assert!(last.0 < 6e-5 && last.1 < 7e-4, "{last:?}");
 }

@@ -36,14 +36,6 @@ pub fn speed_ratio(model: &StringModel, mesh: &SpaceTimeMesh, c_min: f64) -> f64
 /// rigid-rope test ropes); `1e-9` relative is far below any discretisation error of interest.
 pub const STALL: f64 = 1e-9;
 
-/// Why the march refuses a chain without payload: at the free end the tension and the
-/// transverse speed vanish (the characteristics are tangent to the free end's line), and the
-/// per-node fixed point does not contract in the last elements (measured: it cycles at a change
-/// of 1e-7 on the heavy chain of docs/verification.md C11). The space-time FEM solves it.
-pub const CHAIN_REFUSED: &str = "0 (a chain with a free end) cannot be solved by the method of \
-     characteristics: the transverse waves stop at the free end and the march's fixed point does \
-     not converge there. Use method = \"space-time\" (the default), or give the payload a mass";
-
 /// Solves the crane's inverse problem by the method of characteristics (module docs).
 /// `model.payload_start` is taken from the path at `mesh.t_start`; a node stalled at the
 /// round-off floor is accepted ([`STALL`], unless `settings.stall` is larger).
@@ -53,12 +45,6 @@ pub fn solve_crane_characteristics(
     path: &dyn TipTrajectory,
     settings: &CharacteristicsSettings,
 ) -> Result<CraneSolution, CraneError> {
-    if model.payload_mass == 0.0 {
-        return Err(CraneError::Input(crate::error::InputError::Invalid {
-            field: "rope.payload_mass".into(),
-            message: CHAIN_REFUSED.into(),
-        }));
-    }
     let (model, report) = prepare(model, mesh, path, || check_input(mesh, settings))?;
     let hs = model.length / mesh.elements_s as f64;
     let courant = speed_ratio(&model, mesh, slowest_element_speed(&model, &report, hs));

@@ -47,7 +47,7 @@ pub mod characteristics;
 pub mod closed_loop;
 pub mod fem;
 
-pub use characteristics::{CHAIN_REFUSED, STALL, solve_crane_characteristics, speed_ratio};
+pub use characteristics::{STALL, solve_crane_characteristics, speed_ratio};
 pub use closed_loop::{CraneTracking, Replay, closed_loop, closed_loop_with};
 pub use fem::{START_COARSENING, newton_tolerance, solve_crane};
 

@@ -470,12 +470,6 @@ impl CraneScenario {
                         e.to_string(),
                     ));
                 }
-                if method == InverseMethod::Characteristics && rope.payload_mass == 0.0 {
-                    issues.push(problem(
-                        "rope.payload_mass",
-                        crane::CHAIN_REFUSED.to_owned(),
-                    ));
-                }
                 // the march's own check of its mesh, with its message
                 if method == InverseMethod::Characteristics
                     && let Err(e) = crate::inverse::characteristics_solver::check_mesh(&sm)
