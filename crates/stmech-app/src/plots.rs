@@ -338,6 +338,16 @@ pub fn xy_chart(
     Ok(())
 }
 
+/// Shape `k` of `0..=n`: light blue (first) to dark blue (last).
+fn ramp(k: usize, n: usize) -> RGBColor {
+    let light = 1.0 - k as f64 / n as f64;
+    RGBColor(
+        (190.0 * light) as u8,
+        (200.0 * light) as u8,
+        (130.0 + 125.0 * light) as u8,
+    )
+}
+
 /// Beam shapes in the plane on equal axis scales (800×800), early shapes light blue and late
 /// ones dark blue, with an optional labelled curve on top (e.g. the tip path). Used by the forward beam
 /// runs and the inverse demo ([I] Fig. 2).
@@ -376,13 +386,7 @@ pub fn shapes_chart(
         .draw()?;
     let n = shapes.len().max(2) - 1;
     for (k, shape) in shapes.iter().enumerate() {
-        // light blue (first) to dark blue (last)
-        let light = 1.0 - k as f64 / n as f64;
-        let color = RGBColor(
-            (190.0 * light) as u8,
-            (200.0 * light) as u8,
-            (130.0 + 125.0 * light) as u8,
-        );
+        let color = ramp(k, n);
         chart.draw_series(LineSeries::new(
             shape.iter().copied(),
             color.stroke_width(2),
@@ -458,12 +462,7 @@ pub fn space_curves_chart(
         .draw()?;
     let n = shapes.len().max(2) - 1;
     for (k, shape) in shapes.iter().enumerate() {
-        let light = 1.0 - k as f64 / n as f64;
-        let color = RGBColor(
-            (190.0 * light) as u8,
-            (200.0 * light) as u8,
-            (130.0 + 125.0 * light) as u8,
-        );
+        let color = ramp(k, n);
         chart.draw_series(LineSeries::new(
             shape.iter().map(map),
             color.stroke_width(2),

@@ -15,30 +15,16 @@
 //!   one run measuring both (numbers in docs/verification.md, C10).
 
 use stmech::inverse::crane::{self, CraneSolution};
-use stmech::inverse::trajectory::{RestToRestLine, RestToRestProfile, TipTrajectory};
+use stmech::inverse::trajectory::{RestToRestLine, TipTrajectory};
 use stmech::inverse::{CharacteristicsSettings, NewtonSettings, SpaceTimeMesh};
 use stmech::string::StringModel;
 
 fn rope() -> StringModel {
-    StringModel {
-        length: 10.0,
-        rho_a: 2.0,
-        ea: 1.0e6,
-        payload_mass: 20.0,
-        gravity: [0.0, 0.0, -9.81],
-        payload_start: [0.0; 3],
-    }
+    StringModel::crane_example()
 }
 
 fn path() -> RestToRestLine {
-    RestToRestLine {
-        start: [0.0; 3],
-        delta: [8.0, 4.0, 2.0],
-        profile: RestToRestProfile {
-            t0: 2.0,
-            duration: 8.0,
-        },
-    }
+    RestToRestLine::crane_example()
 }
 
 fn dist(a: [f64; 3], b: [f64; 3]) -> f64 {

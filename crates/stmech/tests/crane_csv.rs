@@ -10,14 +10,7 @@ use stmech::io::scenario::ScenarioError;
 const EXAMPLE: &str = include_str!("../../../examples/crane/01_swing_free_transfer.toml");
 
 fn example_line() -> RestToRestLine {
-    RestToRestLine {
-        start: [0.0; 3],
-        delta: [8.0, 4.0, 2.0],
-        profile: RestToRestProfile {
-            t0: 2.0,
-            duration: 8.0,
-        },
-    }
+    RestToRestLine::crane_example()
 }
 
 /// `n + 1` rows `t,x,y,z` on `[0, 12]` s of `f`, written at full precision.

@@ -16,30 +16,16 @@
 //!   the sideways condition are refused before solving, with the interval or the fix.
 
 use stmech::inverse::crane::{self, CraneError};
-use stmech::inverse::trajectory::{RestToRestLine, RestToRestProfile};
+use stmech::inverse::trajectory::RestToRestLine;
 use stmech::inverse::{LinearSolverKind, NewtonSettings, SpaceTimeMesh};
 use stmech::string::StringModel;
 
 fn rope() -> StringModel {
-    StringModel {
-        length: 10.0,
-        rho_a: 2.0,
-        ea: 1.0e6,
-        payload_mass: 20.0,
-        gravity: [0.0, 0.0, -9.81],
-        payload_start: [0.0; 3],
-    }
+    StringModel::crane_example()
 }
 
 fn path() -> RestToRestLine {
-    RestToRestLine {
-        start: [0.0; 3],
-        delta: [8.0, 4.0, 2.0],
-        profile: RestToRestProfile {
-            t0: 2.0,
-            duration: 8.0,
-        },
-    }
+    RestToRestLine::crane_example()
 }
 
 fn rigid_difference(m: &StringModel, ns: usize, nt: usize) -> f64 {

@@ -20,7 +20,7 @@
 //!   mesh twice as fine.
 
 use stmech::inverse::crane;
-use stmech::inverse::trajectory::{RestToRestLine, RestToRestProfile, TipTrajectory};
+use stmech::inverse::trajectory::{RestToRestLine, TipTrajectory};
 use stmech::inverse::{NewtonSettings, solve_forward_body};
 use stmech::string::dynamics::{Actuation, StringStepper};
 use stmech::string::space_time::SpaceTimeString;
@@ -257,26 +257,12 @@ fn hanging_chain_period_converges_to_the_bessel_zero() {
 }
 
 fn crane_rope() -> StringModel {
-    StringModel {
-        length: 10.0,
-        rho_a: 2.0,
-        ea: 1.0e6,
-        payload_mass: 20.0,
-        gravity: [0.0, 0.0, -9.81],
-        payload_start: [0.0; 3],
-    }
+    StringModel::crane_example()
 }
 
 /// `examples/crane/01_swing_free_transfer.toml`.
 fn crane_path() -> RestToRestLine {
-    RestToRestLine {
-        start: [0.0; 3],
-        delta: [8.0, 4.0, 2.0],
-        profile: RestToRestProfile {
-            t0: 2.0,
-            duration: 8.0,
-        },
-    }
+    RestToRestLine::crane_example()
 }
 
 #[test]

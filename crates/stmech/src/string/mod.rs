@@ -58,6 +58,20 @@ fn norm(a: [f64; 3]) -> f64 {
 }
 
 impl StringModel {
+    /// The rope and payload of `examples/crane/01_swing_free_transfer.toml` (the crane demo):
+    /// L = 10 m, ρA = 2 kg/m, EA = 1 MN, a 20 kg payload starting at the origin, g = 9.81 m/s²
+    /// down the z axis.
+    pub fn crane_example() -> Self {
+        Self {
+            length: 10.0,
+            rho_a: 2.0,
+            ea: 1.0e6,
+            payload_mass: 20.0,
+            gravity: [0.0, 0.0, -9.81],
+            payload_start: [0.0; 3],
+        }
+    }
+
     /// `|g|` (m/s²).
     pub fn g(&self) -> f64 {
         norm(self.gravity)

@@ -150,6 +150,19 @@ pub struct RestToRestLine {
 }
 
 impl RestToRestLine {
+    /// The payload path of `examples/crane/01_swing_free_transfer.toml`: from the origin by
+    /// (8, 4, 2) m in 8 s from t = 2 s.
+    pub fn crane_example() -> Self {
+        Self {
+            start: [0.0; 3],
+            delta: [8.0, 4.0, 2.0],
+            profile: RestToRestProfile {
+                t0: 2.0,
+                duration: 8.0,
+            },
+        }
+    }
+
     fn eval(&self, t: f64, k: usize) -> [f64; 3] {
         let s = self.profile.eval(t)[k];
         let base = if k == 0 { self.start } else { [0.0; 3] };
