@@ -11,6 +11,7 @@
 //! `s` and `t` (second order: its own error is about 1/16 of that on the scenario mesh).
 
 use crate::Failure;
+use crate::console::csv_field;
 use crate::inverse_run::{GOAL_NOT_REACHED, Verification, servo_residual, verify};
 use crate::plots::Series;
 use serde_json::json;
@@ -177,11 +178,6 @@ fn sequential_row(s: &InverseScenario) -> Row {
             note: e.to_string(),
         },
     }
-}
-
-/// A CSV field, quoted (also used by [`crate::compare_crane`]).
-pub(crate) fn csv_field(text: &str) -> String {
-    format!("\"{}\"", text.replace('"', "\"\""))
 }
 
 /// `out/compare-<scenario file stem>` (`example_3_2` for the built-in demo).

@@ -9,7 +9,7 @@
 //! Sect. 2, has no string counterpart in stmech; the output says so.
 
 use crate::Failure;
-use crate::compare::csv_field;
+use crate::console::csv_field;
 use crate::plots::Series;
 use serde_json::json;
 use std::path::PathBuf;

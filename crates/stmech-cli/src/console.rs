@@ -27,3 +27,8 @@ macro_rules! errln {
         $crate::console::err(format_args!($($t)*))
     };
 }
+
+/// A CSV field, quoted (the comparison tables of `stmech compare`).
+pub(crate) fn csv_field(text: &str) -> String {
+    format!("\"{}\"", text.replace('"', "\"\""))
+}
