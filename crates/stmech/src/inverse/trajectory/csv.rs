@@ -65,7 +65,7 @@ pub struct CsvTrajectory {
 }
 
 /// What a discontinuity in derivative `k` means for the user.
-fn derivative_name(k: usize) -> &'static str {
+pub(super) fn derivative_name(k: usize) -> &'static str {
     match k {
         0 => "the pose itself (position or angle) jumps",
         1 => "the velocity γ' jumps (a kink in the path)",

@@ -15,6 +15,7 @@
 
 mod csv;
 pub mod pose;
+pub mod pose_csv;
 mod rows;
 pub mod smoothness;
 mod spline;

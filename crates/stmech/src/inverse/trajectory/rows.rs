@@ -15,6 +15,8 @@ pub(crate) struct Rows {
     pub t: Vec<f64>,
     /// Values per row (all rows have the same length).
     pub values: Vec<Vec<f64>>,
+    /// 1-based line of each row in the text.
+    pub lines: Vec<usize>,
     /// Precision of the time column.
     pub t_precision: ColumnPrecision,
     /// Precision of each value column.
@@ -115,6 +117,7 @@ pub(crate) fn parse(
         for (p, cell) in rows.precision.iter_mut().zip(&cells[1..]) {
             p.observe(cell);
         }
+        rows.lines.push(i + 1);
         rows.t.push(vals[0]);
         rows.values.push(vals[1..].to_vec());
     }
