@@ -45,14 +45,7 @@ pub fn run(sc: &BeamScenario, out: &Path, force: bool, no_plots: bool) -> Result
         Ok(v) => v,
         Err(e) => {
             let summary = stmech_app::beam::failed_summary(sc, &e, solve_seconds);
-            let msg = match dir.fail(&summary) {
-                Ok(failed) => anyhow::anyhow!(
-                    "{e}\nNewton history and details: {}",
-                    failed.join("summary.json").display()
-                ),
-                Err(w) => anyhow::anyhow!("{e}\n(saving the failure summary failed too: {w})"),
-            };
-            return Err(Failure::new(Failure::SOLVER, msg));
+            return Err(crate::run::solve_failure(dir, &summary, e, Failure::SOLVER));
         }
     };
     let written =

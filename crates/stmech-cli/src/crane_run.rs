@@ -73,13 +73,7 @@ pub fn run(s: &CraneScenario, out: PathBuf, force: bool, plots: bool) -> Result<
                 Failure::SOLVER
             };
             let summary = failed_summary(s, &e, secs);
-            let err = match dir.fail(&summary) {
-                Ok(p) => {
-                    anyhow::anyhow!("{e}\nNewton history: {}", p.join("summary.json").display())
-                }
-                Err(w) => anyhow::anyhow!("{e}\n(saving the failure summary failed too: {w})"),
-            };
-            return Err(Failure::new(code, err));
+            return Err(crate::run::solve_failure(dir, &summary, e, code));
         }
     };
     let written = stmech_app::crane::write_results(s, &sol, secs, &dir, plots, || {

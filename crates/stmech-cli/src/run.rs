@@ -28,6 +28,24 @@ pub(crate) fn app_failure(e: stmech_app::AppError) -> Failure {
     Failure::new(code, e)
 }
 
+/// A solve that failed: writes the failed `summary` into `dir` (marked failed, never a result
+/// that looks complete) and returns the failure with exit `code`, pointing at the summary.
+pub(crate) fn solve_failure(
+    dir: OutputDir,
+    summary: &serde_json::Value,
+    e: impl std::fmt::Display,
+    code: u8,
+) -> Failure {
+    let error = match dir.fail(summary) {
+        Ok(failed) => anyhow::anyhow!(
+            "{e}\nNewton history and details: {}",
+            failed.join("summary.json").display()
+        ),
+        Err(w) => anyhow::anyhow!("{e}\n(saving the failure summary failed too: {w})"),
+    };
+    Failure::new(code, error)
+}
+
 pub(crate) fn output_failure(e: OutputError) -> Failure {
     let code = if e.is_input() {
         Failure::INPUT
@@ -61,18 +79,7 @@ pub fn run(scenario: &Scenario, opts: &RunOptions) -> Result<(), Failure> {
         Ok(traj) => traj,
         Err(e) => {
             let summary = stmech_app::multibody::failed_summary(scenario, &e, solve_seconds);
-            let error = match dir.fail(&summary) {
-                Ok(failed) => {
-                    anyhow::anyhow!(
-                        "{e}\nNewton history and details: {}",
-                        failed.join("summary.json").display()
-                    )
-                }
-                Err(write_err) => {
-                    anyhow::anyhow!("{e}\n(saving the failure summary failed too: {write_err})")
-                }
-            };
-            return Err(Failure::new(Failure::SOLVER, error));
+            return Err(crate::run::solve_failure(dir, &summary, e, Failure::SOLVER));
         }
     };
     let written =

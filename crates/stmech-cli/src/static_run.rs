@@ -25,14 +25,7 @@ pub fn run(scenario: &Scenario, opts: &RunOptions) -> Result<(), Failure> {
         Ok(sol) => sol,
         Err(e) => {
             let summary = output::summary_failed(scenario, &e, solve_seconds);
-            let error = match dir.fail(&summary) {
-                Ok(failed) => anyhow::anyhow!(
-                    "{e}\nNewton history and details: {}",
-                    failed.join("summary.json").display()
-                ),
-                Err(w) => anyhow::anyhow!("{e}\n(saving the failure summary failed too: {w})"),
-            };
-            return Err(Failure::new(Failure::SOLVER, error));
+            return Err(crate::run::solve_failure(dir, &summary, e, Failure::SOLVER));
         }
     };
     let written =

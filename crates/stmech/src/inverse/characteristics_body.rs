@@ -81,11 +81,17 @@ pub trait CharacteristicBody: InverseBody {
     /// The actuation at `s = 0` from the state there (the force the actuator applies to the
     /// body, global frame).
     fn actuation(&self, x: [f64; 3], p: [f64; 3]) -> [f64; 3];
-    /// A lower bound of the characteristic speeds met at arc length `s` on `[t_start, t_end]`
-    /// and at rest after it: sizes the extension of the tip line beyond `t_end` (element by
-    /// element, so that a speed vanishing at the tip, a chain's free end, still gives a finite
-    /// travel time).
-    fn speed_lower_bound(&self, path: &dyn TipTrajectory, t_start: f64, t_end: f64, s: f64) -> f64;
+    /// Lower bounds of the characteristic speeds met at each arc length of `s` on
+    /// `[t_start, t_end]` and at rest after it: size the extension of the tip line beyond
+    /// `t_end` element by element (so that a speed vanishing at the tip, a chain's free end,
+    /// still gives a finite travel time). One call for all positions: the path is analysed once.
+    fn speed_lower_bounds(
+        &self,
+        path: &dyn TipTrajectory,
+        t_start: f64,
+        t_end: f64,
+        s: &[f64],
+    ) -> Vec<f64>;
 }
 
 impl CharacteristicBody for BeamModel {
@@ -125,15 +131,21 @@ impl CharacteristicBody for BeamModel {
         [-sg[0], -sg[1], -sg[2]]
     }
 
-    /// The slowest speed any state can have (log law: the axial speed tends to
+    /// The slowest speed any state can have, everywhere (log law: the axial speed tends to
     /// `sqrt(EA/(2ρA))` under tension).
-    fn speed_lower_bound(&self, _path: &dyn TipTrajectory, _t0: f64, _t1: f64, _s: f64) -> f64 {
+    fn speed_lower_bounds(
+        &self,
+        _path: &dyn TipTrajectory,
+        _t0: f64,
+        _t1: f64,
+        s: &[f64],
+    ) -> Vec<f64> {
         let c = self.law.wave_speeds(&self.section, 1.0);
         let axial = match self.law {
             ConstitutiveLaw::Quadratic => c[2],
             ConstitutiveLaw::Log => c[2] / std::f64::consts::SQRT_2,
         };
-        c[0].min(c[1]).min(axial)
+        vec![c[0].min(c[1]).min(axial); s.len()]
     }
 }
 
@@ -227,16 +239,18 @@ impl CharacteristicBody for StringModel {
     /// ([`super::crane::element_speed`]): the tension grows up the rope, and after the
     /// post-actuation the rope hangs at rest. Without a payload it vanishes at the free end
     /// only.
-    fn speed_lower_bound(&self, path: &dyn TipTrajectory, t0: f64, t1: f64, s: f64) -> f64 {
-        match super::crane::check_payload_path(self, path, t0, t1, 1) {
-            Ok(mut r) => {
-                r.min_relative_acceleration = r.min_relative_acceleration.min(self.g());
-                super::crane::element_speed(self, &r, s)
-            }
-            Err(_) => self.transverse_speed(
-                self.g() * (self.payload_mass + self.rho_a * (self.length - s).max(0.0)),
-            ),
-        }
+    fn speed_lower_bounds(
+        &self,
+        path: &dyn TipTrajectory,
+        t0: f64,
+        t1: f64,
+        s: &[f64],
+    ) -> Vec<f64> {
+        let a_min = super::crane::check_payload_path(self, path, t0, t1, 1)
+            .map_or(self.g(), |r| r.min_relative_acceleration.min(self.g()));
+        s.iter()
+            .map(|&s| super::crane::quasi_static_speed(self, a_min, s))
+            .collect()
     }
 }
 

@@ -440,10 +440,11 @@ fn march_from<B: CharacteristicBody>(
     let ht = mesh.ht();
     // Each step from line i to line i − 1 loses at most ceil(hs/(c ht)) nodes at the top of its
     // domain of determinacy, c a lower bound of the speeds in that element (at its midpoint).
+    let mids: Vec<f64> = (1..=ns).map(|i| (i as f64 - 0.5) * hs).collect();
+    let bounds = body.speed_lower_bounds(trajectory, mesh.t_start, mesh.t_end, &mids);
     let mut lost = 0usize;
     for i in (1..=ns).rev() {
-        let c_low =
-            body.speed_lower_bound(trajectory, mesh.t_start, mesh.t_end, (i as f64 - 0.5) * hs);
+        let c_low = bounds[i - 1];
         let per_line = (hs / (c_low * ht) * (1.0 + 1e-9)).ceil();
         let limit = MAX_EXTENSION_FACTOR * nt as f64;
         if !(per_line.is_finite() && per_line <= limit) || lost as f64 + per_line > limit {

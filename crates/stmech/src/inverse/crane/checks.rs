@@ -179,8 +179,12 @@ pub fn slowest_speed(model: &StringModel, report: &PathReport) -> f64 {
 /// `a_min = min_t |ÿ − g|` (m/s). In statics the discrete tension of a linear element is
 /// exactly this midpoint value (theory.md, "Statics").
 pub fn element_speed(model: &StringModel, report: &PathReport, s_e: f64) -> f64 {
-    let a = report.min_relative_acceleration;
-    let below = (model.length - s_e).max(0.0);
+    quasi_static_speed(model, report.min_relative_acceleration, s_e)
+}
+
+/// The transverse speed at `s` under the quasi-static tension `a (m + ρA (L − s))` (m/s).
+pub fn quasi_static_speed(model: &StringModel, a: f64, s: f64) -> f64 {
+    let below = (model.length - s).max(0.0);
     model.transverse_speed(a * (model.payload_mass + model.rho_a * below))
 }
 

@@ -57,7 +57,8 @@ mod tests;
 
 pub use checks::{
     PathReport, SLOWEST_WAVE, auto_elements_t, auto_mesh, check_mesh_ratio, check_payload_path,
-    check_resolution, check_time_domain, element_speed, slowest_element_speed, slowest_speed,
+    check_resolution, check_time_domain, element_speed, quasi_static_speed, slowest_element_speed,
+    slowest_speed,
 };
 use checks::{dot, sample_times};
 

@@ -263,6 +263,14 @@ impl CraneScenario {
                 None,
             ),
         };
+        // a problem of the path: the built-in line's own field, or the sampled data's
+        let path_field = |line_field: &'static str| {
+            if line.is_some() {
+                line_field
+            } else {
+                data_field
+            }
+        };
         // rope
         let r = &raw.rope;
         let rope = StringModel {
@@ -378,14 +386,7 @@ impl CraneScenario {
                         .map(|e| e.to_string())
                         .unwrap_or_default(),
                 )),
-                Err(e) => issues.push(problem(
-                    if line.is_some() {
-                        "trajectory.t0"
-                    } else {
-                        data_field
-                    },
-                    e.to_string(),
-                )),
+                Err(e) => issues.push(problem(path_field("trajectory.t0"), e.to_string())),
             }
             match crane::check_payload_path(&rope, path, t0, t1, 1) {
                 Ok(rep) => min_tension = Some(rep),
@@ -461,14 +462,7 @@ impl CraneScenario {
                     issues.push(problem(field, message));
                 }
                 if let Err(e) = crane::check_resolution(path, &sm) {
-                    issues.push(problem(
-                        if line.is_some() {
-                            "trajectory.duration"
-                        } else {
-                            data_field
-                        },
-                        e.to_string(),
-                    ));
+                    issues.push(problem(path_field("trajectory.duration"), e.to_string()));
                 }
                 // the march's own check of its mesh, with its message
                 if method == InverseMethod::Characteristics
