@@ -124,6 +124,12 @@ gen_crane() { # the crane example (issue 17) with N rope elements, time step fro
     echo $((($1 + 1) * (m + 1)))
 }
 gen_crane_fem() { gen_crane "$1" "$2"; }
+gen_crane_chars() { # the same meshes (the FEM's automatic time step), method of characteristics
+    local size
+    size=$(gen_crane "$1" "$2")
+    sed -i 's/^problem = "crane"/problem = "crane"\nmethod = "characteristics"/' "$2"
+    echo "$size"
+}
 gen_flex() { # flying spaghetti with $1 quadratic elements over 15 s in $3 one-element blocks (p = 1)
     sed -e "s/^elements = .*/elements = $1/" -e "s/^blocks = .*/blocks = $3/" \
         -e "s/^elements_per_block = .*/elements_per_block = 1/" "$ex/flexible/02_flying_spaghetti_3d.toml" >"$2"
@@ -162,6 +168,7 @@ ladders=(
     "inverse-fem|beam inverse Ex. 3.2, space-time FEM|space-time nodes|gen_inverse_fem|$ladder_inv"
     "inverse-chars|beam inverse Ex. 3.2, characteristics|space-time nodes|gen_inverse_chars|$ladder_inv"
     "crane-fem|crane example (issue 17), space-time FEM, closed-loop replay included|space-time nodes|gen_crane_fem|$ladder_crane"
+    "crane-chars|crane example (issue 17), method of characteristics, closed-loop replay included|space-time nodes|gen_crane_chars|$ladder_crane"
     "flex-elements|3D flying spaghetti, 1000 time elements (p = 1)|beam elements|gen_flex_elements|$ladder_flex_el"
     "flex-steps|3D flying spaghetti, 16 beam elements (p = 1)|time elements|gen_flex_steps|$ladder_flex_steps"
 )
