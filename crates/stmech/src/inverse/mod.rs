@@ -34,6 +34,7 @@ pub mod methods;
 pub mod sequential;
 pub mod sideways;
 pub mod solver;
+pub mod spatial;
 pub mod trajectory;
 
 pub use characteristics_solver::{

@@ -15,7 +15,7 @@ use crate::math::{Vec3, cross, dot};
 
 /// Mass properties of Eq. (7): total mass `M` (kg), first moments `S^i` (kg·m) and Euler
 /// tensor `E^ij` (kg·m²), all with respect to the reference point and the initial directors.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct MassProperties {
     /// `M = ∫ρ₀ dV` in kg.
     pub mass: f64,

@@ -245,7 +245,7 @@ impl WaveSpeeds {
 }
 
 /// Validated section law: stiffness `C`, viscosity `V` (zero unless set) and inertia.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Section {
     stiffness: [[f64; 6]; 6],
     viscosity: [[f64; 6]; 6],
