@@ -67,7 +67,7 @@ pub struct Characteristics {
 }
 
 /// A body the method of characteristics can march (module docs).
-pub trait CharacteristicBody: InverseBody {
+pub trait CharacteristicBody: InverseBody<3> {
     /// Names of the three families, in the order of [`Characteristics::speeds`].
     const FAMILIES: [&'static str; 3];
     /// The state at rest at `s` (the body's initial state, valid below `t_start`).

@@ -1,6 +1,8 @@
 //! Sideways block elimination, streamed: the Newton iteration of the space-time inverse problem
 //! in `O(n_s n_t)` operations and `O(n_t)` storage besides the solution vectors, by assembling
-//! and eliminating one space column at a time from the tip `s = L` to the base `s = 0`.
+//! and eliminating one space column at a time from the tip `s = L` to the base `s = 0`. For any
+//! body with `N` unknowns per point ([`InverseBody`]): the planar beam and the string
+//! (`N = 3`), the spatial beam (`N = 6`).
 //!
 //! # Why the Jacobian is block triangular
 //! The inverse problem carries its data from the tip to the base ([`super::mesh_ratio`]): both
@@ -10,14 +12,15 @@
 //! the consistent space mass matrix. Then (element docs, [`super::element`]):
 //!
 //! ```text
-//! R1 = (M_s ⊗ I)(D_t x − M_t v)                          kinematics, exact quadrature
-//! R2_i = A (M_s D_t v)_i + K_i(x_{i−1}, x_i, x_{i+1})      space node i; + boundary terms
-//! R3 = M_t x_{n_s} − ∫ N γ                                 servo constraint
+//! R1 = (M_s ⊗ I)(D_t x − M_t v)                                   kinematics, exact quadrature
+//! R2_i = A (M_s D_t v)_i + I_i(u_{i−1}, u_i, u_{i+1}) + K_i(x_{i−1}, x_i, x_{i+1})   + boundary
+//! R3 = M_t x_{n_s} − ∫ N γ                                          servo constraint
 //! ```
 //!
-//! `M_s` is invertible, so `R1 = 0` is equivalent to the *lumped* form
-//! `y_i = D_t x_i − M_t v_i = 0` at every space node: the same discrete solution, other rows.
-//! With these rows and the unknowns ordered from the tip,
+//! (`I` the nonlinear inertia of the spatial beam, `K` the stiffness). `M_s` is invertible, so
+//! `R1 = 0` is equivalent to the *lumped* form `y_i = D_t x_i − M_t v_i = 0` at every space
+//! node: the same discrete solution, other rows. With these rows and the unknowns ordered from
+//! the tip,
 //!
 //! ```text
 //! rows  [R3; R1_ns]  [R2_ns; R1_(ns−1)]  …  [R2_1; R1_0]  R2_0
@@ -27,41 +30,46 @@
 //! the Jacobian is block *lower triangular*: `R2_i` involves the columns `i + 1`, `i`, `i − 1`
 //! only, so once the columns `i + 1` and `i` are known, `R2_i` and `R1_(i−1)` determine column
 //! `i − 1`. Each diagonal block couples the time levels `j − 1, j, j + 1` only: a banded
-//! matrix of half-bandwidth 9 for the `6 n_t` unknowns of a space column, solved by
-//! [`FixedBandLu`] with partial pivoting. The whole Newton step costs `O(n_s n_t)` instead of
-//! the `O((n_s n_t)^{3/2})` and more of a general sparse LU on the two-dimensional grid.
+//! matrix for the `2N n_t` unknowns of a space column (half-bandwidths `3N` below and `3N`
+//! above, `4N − 1` with a nonlinear inertia, [`PointLaw::Band`]), solved by a fixed-width
+//! banded LU with partial pivoting. The whole Newton step costs `O(n_s n_t)` instead of the
+//! `O((n_s n_t)^{3/2})` and more of a general sparse LU on the two-dimensional grid.
 //!
 //! # Streaming: nothing of the Jacobian is stored
-//! Only the stiffness part of `R2` is nonlinear. At each of the two stiffness points of an
-//! element (`s` at the element middle, `τ_g = ½ ∓ 1/(2√3)` in time, weight `w = ½ h_s h_t`) the
-//! element needs the generalised stresses `g = (n1, n2, −r'×n, M)` and their Hessian `H = ∂g/∂e`
-//! in the strain variables `e = (r1', r2', θ, θ')` ([`BilinearElement::stress_point`]):
-//! 14 numbers (for the string of issue 17, `e = (r1', r2', r3, r3')` and `H` couples `r3'` with
-//! `r1'`, `r2'`: the entries `h03, h13` of [`HESSIAN_LEN`]; the elimination is the same). With `T_0 = 1 − τ`, `T_1 = τ`, `σ = ∓1` for the left and right node of the
-//! element and `δe(σ) du = (σ du_1 / h_s, σ du_2 / h_s, ½ du_3, σ du_3 / h_s)`:
+//! Only the stiffness and the nonlinear inertia are nonlinear. At each of the two stiffness
+//! points of an element (`s` at the element middle, `τ_g = ½ ∓ 1/(2√3)` in time, weight
+//! `w = ½ h_s h_t`) the element needs the generalised stresses `g = (g_p, g_x)` and their
+//! Hessian `H` in the variables `(p, x)` ([`StressPoint`]). With `T_0 = 1 − τ`, `T_1 = τ`,
+//! `σ = ∓1` for the left and right node of the element and the strain increment of a nodal
+//! update `δe(σ) du = (δp, δx) = (σ du / h_s, ½ du)`:
 //!
 //! ```text
 //! R2(node a) ⊃ Σ_g w T_a(τ_g) δe(σ_a)ᵀ g                         residual
-//! ∂R2(a)/∂x(b) = Σ_g w T_a(τ_g) T_b(τ_g) δe(σ_a)ᵀ H δe(σ_b)       3 × 3 block
+//! ∂R2(a)/∂x(b) = Σ_g w T_a(τ_g) T_b(τ_g) δe(σ_a)ᵀ H δe(σ_b)       N × N block
 //! ```
+//!
+//! A nonlinear inertia ([`PointLaw::NONLINEAR_INERTIA`]) adds its 2 × 2 Gauss points per
+//! element (`w = ¼ h_s h_t`, [`InertiaPoint`]: `f` and its Jacobians in `x`, `v`, `∂t v`),
+//! scattered with `S_a(ξ_g) T_a(τ_h)`.
 //!
 //! The rest is linear with constant coefficients and needs no storage: the inertia
 //! `A M_s ⊗ D_t` (and the tip law `M_tip D_t`), the lumped kinematics `D_t`, `M_t`, the actuation
-//! `−M_t` and the servo rows `M_t`. A Newton pass therefore marches from the tip: for the
-//! column `i` it evaluates the stress points of the element column `i − 1`, assembles the
+//! `−M_t` and the servo rows `M_t`; a nonlinear tip law (the spatial beam's tip body) involves
+//! the tip column only and is evaluated with it. A Newton pass therefore marches from the tip:
+//! for the column `i` it evaluates the points of the element column `i − 1`, assembles the
 //! residual `R2_i`, the lumped residual `y_{i−1}` and the banded block of column `i − 1`,
 //! factorises it, and solves for the update of column `i − 1` with the right-hand side
 //! `R2_i − (∂R2_i/∂u_i) du_i − (∂R2_i/∂u_{i+1}) du_{i+1}`, the known couplings applied
-//! matrix-free (strain increments `δe` of the known updates, `δg = H δe`, scattered like `g`).
-//! Storage: the stress points of the element columns and the factorised band, residual and
-//! lumped residual of the node columns in flight (`≈ 250 n_t` values per column, `2 BATCH`
-//! columns), whatever `n_s`.
+//! matrix-free (increments of the known updates at the points, scattered like the residual).
+//! Storage: the points of the element columns and the factorised band, residual and
+//! lumped residual of the node columns in flight, `O(n_t)` per column, `2 BATCH` columns,
+//! whatever `n_s`.
 //!
 //! # Parallel, deterministic
-//! Everything but the substitution depends on the current iterate only: the stress points, the
+//! Everything but the substitution depends on the current iterate only: the points, the
 //! residual, the banded block and its factorisation. Columns are processed in batches of
 //! [`BATCH`]; while one batch is substituted (column after column, one thread), the next one
-//! is prepared: the stress points of its element columns, then the residual, band and
+//! is prepared: the points of its element columns, then the residual, band and
 //! factorisation of its node columns, each column by one thread (rayon `join` and parallel
 //! iterators). No sum is split between threads and every column is computed in a fixed order,
 //! so the result is the same to the bit for any number of threads (`tests/parallel_assembly.rs`).
@@ -70,10 +78,9 @@
 //! A pass evaluates the residual (its largest entry is the convergence test) and, in the same
 //! march, solves for the Newton update. Where the residual is expected to be below the
 //! tolerance already (quadratic convergence predicted from the last two residuals, with a
-//! margin of 10), a residual-only pass
-//! (stress points without Hessian, no band) checks it first: the last Newton step is not
-//! solved for nothing. A step that inverts an element is halved, up to 5 times, as by the
-//! general Newton of [`super::solver`].
+//! margin of 10), a residual-only pass (points without Hessian, no band) checks it first: the
+//! last Newton step is not solved for nothing. A step that inverts an element is halved, up to 5
+//! times, as by the general Newton of [`super::solver`].
 //!
 //! # Stability
 //! The elimination is the sideways marching itself, so it amplifies errors like the
@@ -84,53 +91,45 @@
 //! faer's sparse LU on the same Newton systems; every pass reports the largest residual of the
 //! eliminated rows, `max |J du − r|` (lumped `R1`).
 
-use super::element::{BilinearElement, ElementError, HESSIAN_LEN, PointLaw};
+use super::body::InverseBody;
+use super::element::{BilinearElement, ElementError, InertiaPoint, PointLaw, StressPoint};
 use crate::basis::GaussLegendre;
 use crate::error::SolveError;
-use crate::solve::banded::FixedBandLu;
+use crate::solve::banded::BandSolver;
 use rayon::prelude::*;
 use std::time::Instant;
 
-/// Node columns per batch: their stress points, residuals and banded factorisations are
-/// computed in parallel while the batch before is substituted. Fixed (not the thread count), so
-/// that the storage does not depend on the machine; results do not depend on it at all. Two
-/// batches are in flight; 2 (rather than 4) keeps their factors in cache and costs 5 % less
-/// time on one thread.
+/// Node columns per batch: their points, residuals and banded factorisations are computed in
+/// parallel while the batch before is substituted. Fixed (not the thread count), so that the
+/// storage does not depend on the machine; results do not depend on it at all. Two batches are
+/// in flight; 2 (rather than 4) keeps their factors in cache and costs 5 % less time on one
+/// thread.
 pub(super) const BATCH: usize = 2;
 
-/// Half-bandwidth of a column's banded block: 6 unknowns `(x, v)` per level, rows `(R2, R1)`
-/// per level coupling the levels `j − 1, j, j + 1`; the widest reach is `R1(j, c)` to
-/// `x(j − 1, c)` (9 below) and `R2(j, c)` to `v(j + 1, c)` (9 above).
-const KL: usize = 9;
-
-/// The banded block of one column.
-type Band = FixedBandLu<KL, KL>;
-
-/// Stresses and Hessian at one stiffness point, premultiplied by its weight `w`.
-#[derive(Clone, Copy, Debug, Default)]
-struct Point {
-    /// `w g`.
-    g: [f64; 4],
-    /// `w (h00, h01, h11, h02, h12, h22, h33, h03, h13, h23)`.
-    h: [f64; HESSIAN_LEN],
-}
+/// The band type of body `B`.
+type BandOf<B, const N: usize> = <<B as InverseBody<N>>::Law as PointLaw<N>>::Band;
 
 /// Values of the Jacobian a Newton pass holds at a time on a mesh with `nt` time elements,
-/// whatever the number of space elements: the factorised bands (`U` with `2 KL` entries
-/// right of the diagonal, `KL` multipliers, reciprocal pivot, pivot index) and the residual,
-/// lumped residual and known couplings of the `2 BATCH` node columns in flight, and the
-/// stress points (14 values each, 2 per element) of their `2 (BATCH + 1)` element columns.
-pub(crate) fn stored_values(nt: usize) -> usize {
-    let band = 6 * nt * (Band::ROW + KL + 2);
-    let column = band + 9 * nt;
-    let element_column = 2 * nt * (4 + HESSIAN_LEN);
+/// whatever the number of space elements, for a body with `n` unknowns per point and the
+/// band widths `kl`, `ku`: the factorised bands (`U` with `kl + ku` entries right of the
+/// diagonal, `kl` multipliers, reciprocal pivot) and the residual, lumped residual and known
+/// couplings of the `2 BATCH` node columns in flight, and the points of their
+/// `2 (BATCH + 1)` element columns (2 stiffness points per element, `2n + 3n²` values each;
+/// with a nonlinear inertia 4 inertia points, `n + 3n²` values each).
+pub(crate) fn stored_values(nt: usize, n: usize, kl: usize, ku: usize, nonlinear: bool) -> usize {
+    let band = 2 * n * nt * (2 * kl + ku + 1 + kl + 1);
+    let column = band + 3 * n * nt;
+    let inertia = if nonlinear { 4 * (n + 3 * n * n) } else { 0 };
+    let element_column = nt * (2 * (2 * n + 3 * n * n) + inertia);
     2 * (BATCH * column + (BATCH + 1) * element_column)
 }
 
 /// The inverse problem on one mesh, as the streamed elimination needs it.
-pub(super) struct Problem<'a, L> {
+pub(super) struct Problem<'a, B: InverseBody<N>, const N: usize> {
+    /// The body (its tip law).
+    pub body: &'a B,
     /// The element (its point law).
-    pub element: &'a BilinearElement<L>,
+    pub element: &'a BilinearElement<B::Law, N>,
     /// Space elements.
     pub ns: usize,
     /// Time elements.
@@ -139,20 +138,20 @@ pub(super) struct Problem<'a, L> {
     pub hs: f64,
     /// Time step.
     pub ht: f64,
-    /// `A = (ρA, ρA, ρI)` (beam), `(ρA, ρA, ρA)` (string).
-    pub inertia: [f64; 3],
+    /// The constant diagonal inertia `A` (beam `(ρA, ρA, ρI)`, string `(ρA, ρA, ρA)`).
+    pub inertia: [f64; N],
     /// Constant distributed load `q` per unit length (gravity `ρA g` of the string; N/m).
-    pub load: [f64; 3],
+    pub load: [f64; N],
     /// Constant force on the tip (the payload's weight `m g`; N).
-    pub tip_load: [f64; 3],
-    /// Tip law `M_tip = (m, m, J)` (zero for a free end).
-    pub tip_mass: [f64; 3],
+    pub tip_load: [f64; N],
+    /// Constant diagonal tip law `M_tip` (zero for a free end).
+    pub tip_mass: [f64; N],
     /// `x` at `t_start` per space node (`v = 0` there).
-    pub x0: &'a [[f64; 3]],
+    pub x0: &'a [[f64; N]],
     /// `F(t_start)`.
-    pub f0: [f64; 3],
+    pub f0: [f64; N],
     /// `∫ N_j γ dt` for `j = 1..=n_t` (the known part of `R3`).
-    pub gamma: Vec<[f64; 3]>,
+    pub gamma: Vec<[f64; N]>,
 }
 
 /// What a pass computes besides the update.
@@ -162,7 +161,7 @@ pub(super) struct Pass {
     pub norm: f64,
     /// Largest `|J du − r|` of the eliminated rows (lumped `R1`), full passes only.
     pub mismatch: f64,
-    /// Seconds in the stress points (element kernels).
+    /// Seconds in the points (element kernels).
     pub kernel_seconds: f64,
     /// Seconds in the columns (residual, band, factorisation, substitution).
     pub column_seconds: f64,
@@ -177,32 +176,61 @@ pub(super) enum PassError {
     Linear(SolveError),
 }
 
+/// The points of one element column: stiffness points `[2 et + g]` and (nonlinear inertia)
+/// inertia points `[4 et + 2 g + h]` (`g` in `s`, `h` in `t`), each premultiplied by its weight.
+struct ElementColumn<const N: usize> {
+    stiffness: Vec<StressPoint<N>>,
+    inertia: Vec<InertiaPoint<N>>,
+}
+
+impl<const N: usize> ElementColumn<N> {
+    fn new(nt: usize, nonlinear: bool) -> Self {
+        Self {
+            stiffness: vec![StressPoint::ZERO; 2 * nt],
+            inertia: if nonlinear {
+                vec![InertiaPoint::ZERO; 4 * nt]
+            } else {
+                Vec::new()
+            },
+        }
+    }
+
+    fn copy_from(&mut self, o: &Self) {
+        self.stiffness.copy_from_slice(&o.stiffness);
+        self.inertia.copy_from_slice(&o.inertia);
+    }
+}
+
 /// The streamed sideways elimination for one mesh: the problem, the time rule and the
 /// per-column work storage (`O(n_t)`).
-pub(super) struct Sideways<'a, L> {
-    p: Problem<'a, L>,
-    /// `T_it(τ_g)` at `[g][it]`.
+pub(super) struct Sideways<'a, B: InverseBody<N>, const N: usize> {
+    p: Problem<'a, B, N>,
+    /// `T_it(τ_g)` at `[g][it]` (the 2-point Gauss rule in time of every point).
     tg: [[f64; 2]; 2],
+    /// `S_is(ξ_g)` at `[g][is]` (the 2-point Gauss rule in space of the inertia points).
+    sg: [[f64; 2]; 2],
     /// Weight of a stiffness point, `w = ½ h_s h_t` (`1 × ½` on the unit square).
     w: [f64; 2],
+    /// Weight of an inertia point, `¼ h_s h_t`.
+    wi: f64,
     /// Thomas factors of `M_t`: `(1 / pivot, super-diagonal ratio)` per level.
     mt_lu: Vec<(f64, f64)>,
     /// Two batches in flight: one being substituted while the next one is prepared.
-    batches: [Batch; 2],
+    batches: [Batch<BandOf<B, N>, N>; 2],
 }
 
 /// Storage of one batch of node columns `i_hi, i_hi − 1, …, i_hi − n + 1`.
-struct Batch {
-    /// Stress points of element columns: `[0]` a copy of element column `i_hi` (the right
-    /// neighbour, from the batch before), `[k]` element column `i_hi − k`, `k = 1..=n`.
-    elements: Vec<Vec<Point>>,
+struct Batch<Band, const N: usize> {
+    /// Points of element columns: `[0]` a copy of element column `i_hi` (the right neighbour,
+    /// from the batch before), `[k]` element column `i_hi − k`, `k = 1..=n`.
+    elements: Vec<ElementColumn<N>>,
     /// The node columns.
-    columns: Vec<Column>,
+    columns: Vec<Column<Band, N>>,
     /// The first node column `i_hi` and the number of columns `n`.
     range: (usize, usize),
 }
 
-impl Batch {
+impl<Band, const N: usize> Batch<Band, N> {
     /// No storage (a placeholder while the batches are in use).
     fn empty() -> Self {
         Self {
@@ -214,27 +242,49 @@ impl Batch {
 }
 
 /// Work storage of one node column `i` of a batch.
-struct Column {
+struct Column<Band, const N: usize> {
     /// Stiffness + inertia + boundary part of `R2_i` per level.
-    r2: Vec<[f64; 3]>,
+    r2: Vec<[f64; N]>,
     /// Lumped residual `y_{i−1}` per level.
-    y: Vec<[f64; 3]>,
+    y: Vec<[f64; N]>,
     /// The banded block of the unknowns of column `i − 1` (factorised).
     band: Band,
     /// Largest residual entry of the rows `R2_i`.
     norm: f64,
     /// Scratch: the known couplings of `R2_i`.
-    known: Vec<[f64; 3]>,
+    known: Vec<[f64; N]>,
+    /// The nonlinear tip law's points `[2 et + h]` (the tip column only; weighted).
+    tip: Vec<InertiaPoint<N>>,
 }
 
-impl<'a, L: PointLaw> Sideways<'a, L> {
+/// The left and right nodal `(x, v)` of an element at one time level.
+type Level<const N: usize> = (([f64; N], [f64; N]), ([f64; N], [f64; N]));
+
+/// `x` (`d < N`) or `v` (`d ≥ N`) of level `k ≥ 1` in a column vector of `2N` values per level.
+#[inline]
+fn at<const N: usize>(col: &[f64], k: usize, d: usize) -> f64 {
+    col[2 * N * (k - 1) + d]
+}
+
+impl<'a, B: InverseBody<N>, const N: usize> Sideways<'a, B, N> {
+    const NONLINEAR: bool = <B::Law as PointLaw<N>>::NONLINEAR_INERTIA;
+    const KL: usize = <BandOf<B, N> as BandSolver>::KL;
+    const W: usize = <BandOf<B, N> as BandSolver>::ROW;
+
     /// Storage for `p`'s mesh.
-    pub(super) fn new(p: Problem<'a, L>) -> Self {
+    pub(super) fn new(p: Problem<'a, B, N>) -> Self {
+        let ku_needed = if Self::NONLINEAR { 4 * N - 1 } else { 3 * N };
+        assert!(
+            <BandOf<B, N> as BandSolver>::KL >= 3 * N
+                && <BandOf<B, N> as BandSolver>::KU >= ku_needed,
+            "the point law's band is too narrow for {N} components"
+        );
         let nt = p.nt;
         let gl = GaussLegendre::new(2);
         let tg = [0, 1].map(|g| [1.0 - gl.points[g], gl.points[g]]);
         // weight of the point: 1 (one point in s) × w_g (in t) × hs ht, as the element's rule
         let w = [0, 1].map(|g| gl.weights[g] * p.hs * p.ht);
+        let wi = gl.weights[0] * gl.weights[1] * p.hs * p.ht;
         let h6 = p.ht / 6.0;
         let mut mt_lu = Vec::with_capacity(crate::resources::reserve(nt, 1));
         let mut prev = 0.0;
@@ -248,19 +298,26 @@ impl<'a, L: PointLaw> Sideways<'a, L> {
         }
         Self {
             tg,
+            sg: tg,
             w,
+            wi,
             mt_lu,
             batches: [0, 1].map(|_| Batch {
                 elements: (0..=BATCH)
-                    .map(|_| vec![Point::default(); 2 * nt])
+                    .map(|_| ElementColumn::new(nt, Self::NONLINEAR))
                     .collect(),
                 columns: (0..BATCH)
                     .map(|_| Column {
-                        r2: vec![[0.0; 3]; nt],
-                        y: vec![[0.0; 3]; nt],
-                        band: Band::new(6 * nt),
+                        r2: vec![[0.0; N]; nt],
+                        y: vec![[0.0; N]; nt],
+                        band: BandOf::<B, N>::new(2 * N * nt),
                         norm: 0.0,
-                        known: vec![[0.0; 3]; nt],
+                        known: vec![[0.0; N]; nt],
+                        tip: if B::NONLINEAR_TIP {
+                            vec![InertiaPoint::ZERO; 2 * nt]
+                        } else {
+                            Vec::new()
+                        },
                     })
                     .collect(),
                 range: (0, 0),
@@ -271,166 +328,205 @@ impl<'a, L: PointLaw> Sideways<'a, L> {
 
     /// Unknowns: `(x, v)` per node with `t > 0`, then `F` per time node `t > 0`.
     pub(super) fn unknowns(&self) -> usize {
-        6 * (self.p.ns + 1) * self.p.nt + 3 * self.p.nt
+        2 * N * (self.p.ns + 1) * self.p.nt + N * self.p.nt
     }
 
     /// Values of the Jacobian held at a time ([`stored_values`]).
     pub(super) fn stored(&self) -> usize {
-        stored_values(self.p.nt)
+        stored_values(
+            self.p.nt,
+            N,
+            Self::KL,
+            <BandOf<B, N> as BandSolver>::KU,
+            Self::NONLINEAR,
+        )
     }
 
     /// Index of `(x, v)` of node `(i, j)`, `j ≥ 1`, in the solver's vectors (column-major:
-    /// the `6 n_t` unknowns of a space column are contiguous).
+    /// the `2N n_t` unknowns of a space column are contiguous).
     pub(super) fn dof(&self, i: usize, j: usize) -> usize {
-        (i * self.p.nt + j - 1) * 6
+        (i * self.p.nt + j - 1) * 2 * N
     }
 
     /// Index of `F` at time node `j ≥ 1`.
     pub(super) fn f_dof(&self, j: usize) -> usize {
-        6 * (self.p.ns + 1) * self.p.nt + 3 * (j - 1)
+        2 * N * (self.p.ns + 1) * self.p.nt + N * (j - 1)
     }
 
     /// The unknowns of space column `i`.
     fn col<'u>(&self, u: &'u [f64], i: usize) -> &'u [f64] {
-        let n = 6 * self.p.nt;
+        let n = 2 * N * self.p.nt;
         &u[i * n..(i + 1) * n]
     }
 
     /// `(x, v)` of node `(i, j)` including the known `t = 0` level.
     #[inline]
-    fn node(&self, col: &[f64], i: usize, j: usize) -> [f64; 6] {
+    fn node(&self, col: &[f64], i: usize, j: usize) -> ([f64; N], [f64; N]) {
         if j == 0 {
-            let x = self.p.x0[i];
-            [x[0], x[1], x[2], 0.0, 0.0, 0.0]
+            (self.p.x0[i], [0.0; N])
         } else {
-            let k = 6 * (j - 1);
-            [
-                col[k],
-                col[k + 1],
-                col[k + 2],
-                col[k + 3],
-                col[k + 4],
-                col[k + 5],
-            ]
+            let k = 2 * N * (j - 1);
+            (
+                std::array::from_fn(|c| col[k + c]),
+                std::array::from_fn(|c| col[k + N + c]),
+            )
         }
     }
 
-    /// Stress points of element column `es` at `u` (with the Hessian if `tangent`).
+    /// Points of element column `es` at `u` (with the Hessian and the Jacobians if `tangent`).
     fn element_column(
         &self,
         u: &[f64],
         es: usize,
         tangent: bool,
-        out: &mut [Point],
+        out: &mut ElementColumn<N>,
     ) -> Result<(), ElementError> {
         let (left, right) = (self.col(u, es), self.col(u, es + 1));
         let inv_hs = 1.0 / self.p.hs;
-        let mut prev: Option<([f64; 3], f64)> = None;
+        let law = self.p.element.law();
+        // per time level: the left and right nodal (x, v)
+        let level = |j: usize| (self.node(left, es, j), self.node(right, es + 1, j));
+        let mut lo = level(0);
         for et in 0..self.p.nt {
-            // per time node of the element: (x_r − x_l)/hs (three components) and θ at the middle
-            let level = |j: usize| -> ([f64; 3], f64) {
-                let (a, b) = (self.node(left, es, j), self.node(right, es + 1, j));
-                (
-                    [
-                        (b[0] - a[0]) * inv_hs,
-                        (b[1] - a[1]) * inv_hs,
-                        (b[2] - a[2]) * inv_hs,
-                    ],
-                    0.5 * (a[2] + b[2]),
-                )
+            let hi = level(et + 1);
+            // stiffness points at the element middle: x = ½(x_l + x_r), p = (x_r − x_l)/hs
+            let mid = |lv: &Level<N>| {
+                let ((xl, _), (xr, _)) = lv;
+                let x: [f64; N] = std::array::from_fn(|c| 0.5 * (xl[c] + xr[c]));
+                let p: [f64; N] = std::array::from_fn(|c| (xr[c] - xl[c]) * inv_hs);
+                (x, p)
             };
-            let (d0, th0) = match prev {
-                Some(p) => p,
-                None => level(et),
-            };
-            let (d1, th1) = level(et + 1);
-            prev = Some((d1, th1));
+            let ((x0, p0), (x1, p1)) = (mid(&lo), mid(&hi));
             for g in 0..2 {
                 let [a, b] = self.tg[g];
-                let e = [
-                    a * d0[0] + b * d1[0],
-                    a * d0[1] + b * d1[1],
-                    a * th0 + b * th1,
-                    a * d0[2] + b * d1[2],
-                ];
-                let (sg, sh) = self.p.element.stress_point(e, tangent)?;
-                let w = self.w[g];
-                let pt = &mut out[2 * et + g];
-                pt.g = sg.map(|v| w * v);
-                if tangent {
-                    pt.h = sh.map(|v| w * v);
+                let x: [f64; N] = std::array::from_fn(|c| a * x0[c] + b * x1[c]);
+                let p: [f64; N] = std::array::from_fn(|c| a * p0[c] + b * p1[c]);
+                let sp = law.stress_point(&x, &p, tangent)?;
+                out.stiffness[2 * et + g] = sp.scaled(self.w[g]);
+            }
+            if Self::NONLINEAR {
+                let ((xl0, vl0), (xr0, vr0)) = lo;
+                let ((xl1, vl1), (xr1, vr1)) = hi;
+                let inv_ht = 1.0 / self.p.ht;
+                for g in 0..2 {
+                    let [sl, sr] = self.sg[g];
+                    let xs0: [f64; N] = std::array::from_fn(|c| sl * xl0[c] + sr * xr0[c]);
+                    let xs1: [f64; N] = std::array::from_fn(|c| sl * xl1[c] + sr * xr1[c]);
+                    let vs0: [f64; N] = std::array::from_fn(|c| sl * vl0[c] + sr * vr0[c]);
+                    let vs1: [f64; N] = std::array::from_fn(|c| sl * vl1[c] + sr * vr1[c]);
+                    let a: [f64; N] = std::array::from_fn(|c| (vs1[c] - vs0[c]) * inv_ht);
+                    for h in 0..2 {
+                        let [t0, t1] = self.tg[h];
+                        let x: [f64; N] = std::array::from_fn(|c| t0 * xs0[c] + t1 * xs1[c]);
+                        let v: [f64; N] = std::array::from_fn(|c| t0 * vs0[c] + t1 * vs1[c]);
+                        let ip = law.inertia_point(&x, &v, &a, tangent);
+                        if !ip.f.iter().all(|f| f.is_finite()) {
+                            return Err(ElementError::Inverted { nu: f64::NAN });
+                        }
+                        out.inertia[4 * et + 2 * g + h] = ip.scaled(self.wi);
+                    }
                 }
             }
+            lo = hi;
         }
         Ok(())
     }
 
-    /// Adds `Σ_g T_it(τ_g) δe(σ)ᵀ z_g` per time node `j = et + it ≥ 1` of the nodes on side `σ`
-    /// (`+1`: the element's right node, `−1`: its left node) into `out[j − 1]`; `z(et, g)` are
-    /// generalised stresses (or stress increments) per stiffness point.
-    #[inline]
-    fn scatter(&self, sigma: f64, out: &mut [[f64; 3]], z: impl Fn(usize, usize) -> [f64; 4]) {
+    /// Adds the residual of the points of an element column to the rows of its nodes on side
+    /// `σ` (`+1`: the element's right node, `−1`: its left node) into `out[j − 1]`.
+    fn scatter(&self, sigma: f64, points: &ElementColumn<N>, out: &mut [[f64; N]]) {
         let s = sigma / self.p.hs;
+        let side = usize::from(sigma > 0.0);
         for et in 0..self.p.nt {
-            let (z0, z1) = (z(et, 0), z(et, 1));
             for it in 0..2 {
                 let j = et + it;
                 if j == 0 {
                     continue;
                 }
-                let (t0, t1) = (self.tg[0][it], self.tg[1][it]);
                 let o = &mut out[j - 1];
-                o[0] += s * (t0 * z0[0] + t1 * z1[0]);
-                o[1] += s * (t0 * z0[1] + t1 * z1[1]);
-                o[2] += 0.5 * (t0 * z0[2] + t1 * z1[2]) + s * (t0 * z0[3] + t1 * z1[3]);
+                for g in 0..2 {
+                    let t = self.tg[g][it];
+                    let sp = &points.stiffness[2 * et + g];
+                    for c in 0..N {
+                        o[c] += t * (s * sp.gp[c] + 0.5 * sp.gx[c]);
+                    }
+                }
+                if Self::NONLINEAR {
+                    for g in 0..2 {
+                        for h in 0..2 {
+                            let f = &points.inertia[4 * et + 2 * g + h].f;
+                            let st = self.sg[g][side] * self.tg[h][it];
+                            for c in 0..N {
+                                o[c] += st * f[c];
+                            }
+                        }
+                    }
+                }
             }
         }
     }
 
-    /// `δg = H δe` at every stiffness point of an element column for the updates `du` of its
-    /// left (`left`) and/or right (`right`) node column, scattered onto side `to`.
+    /// `J δu` of the points of an element column for the updates of its left (`left`) and/or
+    /// right (`right`) node column, scattered onto the rows of side `to`.
     fn apply(
         &self,
-        points: &[Point],
+        points: &ElementColumn<N>,
         left: Option<&[f64]>,
         right: Option<&[f64]>,
         to: f64,
-        out: &mut [[f64; 3]],
+        out: &mut [[f64; N]],
     ) {
-        let s = 1.0 / self.p.hs;
-        // Σ over the given sides of δe(σ) du at time node j (zero at j = 0)
-        let level = |j: usize| -> [f64; 4] {
-            let mut e = [0.0; 4];
+        let ih = 1.0 / self.p.hs;
+        let st = to * ih;
+        let side = usize::from(to > 0.0);
+        // per level: (δx_l, δx_r, δv_l, δv_r) of the given sides (zero at j = 0)
+        let level = |j: usize| -> [[f64; N]; 4] {
+            let mut d = [[0.0; N]; 4];
             if j == 0 {
-                return e;
+                return d;
             }
-            let k = 6 * (j - 1);
             if let Some(c) = left {
-                e = [-s * c[k], -s * c[k + 1], 0.5 * c[k + 2], -s * c[k + 2]];
+                d[0] = std::array::from_fn(|k| at::<N>(c, j, k));
+                d[2] = std::array::from_fn(|k| at::<N>(c, j, N + k));
             }
             if let Some(c) = right {
-                e[0] += s * c[k];
-                e[1] += s * c[k + 1];
-                e[2] += 0.5 * c[k + 2];
-                e[3] += s * c[k + 2];
+                d[1] = std::array::from_fn(|k| at::<N>(c, j, k));
+                d[3] = std::array::from_fn(|k| at::<N>(c, j, N + k));
             }
-            e
+            d
         };
-        let st = to * s;
-        let mut lo = [0.0; 4];
+        let mut lo = level(0);
         for et in 0..self.p.nt {
             let hi = level(et + 1);
-            let mut z = [[0.0; 4]; 2];
+            // stiffness: δp = (δx_r − δx_l)/hs, δx = ½(δx_l + δx_r) per level
+            let dp0: [f64; N] = std::array::from_fn(|c| (lo[1][c] - lo[0][c]) * ih);
+            let dp1: [f64; N] = std::array::from_fn(|c| (hi[1][c] - hi[0][c]) * ih);
+            let dx0: [f64; N] = std::array::from_fn(|c| 0.5 * (lo[0][c] + lo[1][c]));
+            let dx1: [f64; N] = std::array::from_fn(|c| 0.5 * (hi[0][c] + hi[1][c]));
+            let mut z = [[0.0; N]; 2];
             for (g, zg) in z.iter_mut().enumerate() {
                 let [a, b] = self.tg[g];
-                let e = [0, 1, 2, 3].map(|c| a * lo[c] + b * hi[c]);
-                let h = &points[2 * et + g].h;
-                *zg = [
-                    h[0] * e[0] + h[1] * e[1] + h[3] * e[2] + h[7] * e[3],
-                    h[1] * e[0] + h[2] * e[1] + h[4] * e[2] + h[8] * e[3],
-                    h[3] * e[0] + h[4] * e[1] + h[5] * e[2] + h[9] * e[3],
-                    h[7] * e[0] + h[8] * e[1] + h[9] * e[2] + h[6] * e[3],
-                ];
+                let dp: [f64; N] = std::array::from_fn(|c| a * dp0[c] + b * dp1[c]);
+                let dx: [f64; N] = std::array::from_fn(|c| a * dx0[c] + b * dx1[c]);
+                let sp = &points.stiffness[2 * et + g];
+                // z = (σ/hs) (H_pp δp + H_px δx) + ½ (H_pxᵀ δp + H_xx δx)
+                for c in 0..N {
+                    let mut zp = 0.0;
+                    let mut zx = 0.0;
+                    for d in 0..N {
+                        zp += sp.hpp[c][d] * dp[d];
+                        if B::Law::X_ENTERS[d] {
+                            zp += sp.hpx[c][d] * dx[d];
+                        }
+                        if B::Law::X_ENTERS[c] {
+                            zx += sp.hpx[d][c] * dp[d];
+                            if B::Law::X_ENTERS[d] {
+                                zx += sp.hxx[c][d] * dx[d];
+                            }
+                        }
+                    }
+                    zg[c] = st * zp + 0.5 * zx;
+                }
             }
             for it in 0..2 {
                 let j = et + it;
@@ -438,21 +534,57 @@ impl<'a, L: PointLaw> Sideways<'a, L> {
                     continue;
                 }
                 let (t0, t1) = (self.tg[0][it], self.tg[1][it]);
-                let (z0, z1) = (&z[0], &z[1]);
                 let o = &mut out[j - 1];
-                o[0] += st * (t0 * z0[0] + t1 * z1[0]);
-                o[1] += st * (t0 * z0[1] + t1 * z1[1]);
-                o[2] += 0.5 * (t0 * z0[2] + t1 * z1[2]) + st * (t0 * z0[3] + t1 * z1[3]);
+                for c in 0..N {
+                    o[c] += t0 * z[0][c] + t1 * z[1][c];
+                }
+            }
+            if Self::NONLINEAR {
+                let inv_ht = 1.0 / self.p.ht;
+                for g in 0..2 {
+                    let [sl, sr] = self.sg[g];
+                    let comb = |lv: &[[f64; N]; 4], k: usize| -> [f64; N] {
+                        std::array::from_fn(|c| sl * lv[k][c] + sr * lv[k + 1][c])
+                    };
+                    let (dx0, dx1) = (comb(&lo, 0), comb(&hi, 0));
+                    let (dv0, dv1) = (comb(&lo, 2), comb(&hi, 2));
+                    let da: [f64; N] = std::array::from_fn(|c| (dv1[c] - dv0[c]) * inv_ht);
+                    for h in 0..2 {
+                        let [t0, t1] = self.tg[h];
+                        let ip = &points.inertia[4 * et + 2 * g + h];
+                        let mut df = [0.0; N];
+                        for c in 0..N {
+                            let mut acc = 0.0;
+                            for d in 0..N {
+                                acc += ip.jx[c][d] * (t0 * dx0[d] + t1 * dx1[d])
+                                    + ip.jv[c][d] * (t0 * dv0[d] + t1 * dv1[d])
+                                    + ip.ja[c][d] * da[d];
+                            }
+                            df[c] = acc;
+                        }
+                        for it in 0..2 {
+                            let j = et + it;
+                            if j == 0 {
+                                continue;
+                            }
+                            let wgt = self.sg[g][side] * self.tg[h][it];
+                            let o = &mut out[j - 1];
+                            for c in 0..N {
+                                o[c] += wgt * df[c];
+                            }
+                        }
+                    }
+                }
             }
             lo = hi;
         }
     }
 
-    /// `Σ_k D_t(j, k) z_k` for `j = 1..=n_t` with `z_0 = 0`, component `c` of `col` (`c < 6`).
+    /// `Σ_k D_t(j, k) z_k` for `j = 1..=n_t` with `z_0` given, component `c` of `col` (`c < 2N`).
     #[inline]
     fn dt_col(&self, col: &[f64], c: usize, j: usize, z0: f64) -> f64 {
         let nt = self.p.nt;
-        let at = |k: usize| if k == 0 { z0 } else { col[6 * (k - 1) + c] };
+        let at = |k: usize| if k == 0 { z0 } else { at::<N>(col, k, c) };
         if j == nt {
             0.5 * (at(nt) - at(nt - 1))
         } else {
@@ -491,18 +623,14 @@ impl<'a, L: PointLaw> Sideways<'a, L> {
     }
 
     /// Lumped residual `y_i = D_t x_i − M_t v_i` per level (`x_i(0) = x0`, `v_i(0) = 0`).
-    fn lumped(&self, u: &[f64], i: usize, out: &mut [[f64; 3]]) {
+    fn lumped(&self, u: &[f64], i: usize, out: &mut [[f64; N]]) {
         let col = self.col(u, i);
         for j in 1..=self.p.nt {
-            for c in 0..3 {
+            for c in 0..N {
                 let dx = self.dt_col(col, c, j, self.p.x0[i][c]);
                 let mv = self.mt_apply(
                     |k| {
-                        if k == 0 {
-                            0.0
-                        } else {
-                            col[6 * (k - 1) + 3 + c]
-                        }
+                        if k == 0 { 0.0 } else { at::<N>(col, k, N + c) }
                     },
                     j,
                 );
@@ -523,12 +651,32 @@ impl<'a, L: PointLaw> Sideways<'a, L> {
         }
     }
 
-    /// Adds the linear part of `R2_i` (inertia `A M_s D_t v`, tip law, actuation) and the
-    /// constant loads (`− q ∫S_i ds ∫T_j dt`, at the tip `− f_tip ∫T_j dt`) into `out`.
-    fn linear_r2(&self, u: &[f64], i: usize, out: &mut [[f64; 3]]) {
+    /// The nonlinear tip law's points of the tip column at `u` (2-point Gauss per time
+    /// element, weighted by `w ht`).
+    fn tip_points(&self, u: &[f64], tangent: bool, out: &mut [InertiaPoint<N>]) {
+        let ns = self.p.ns;
+        let col = self.col(u, ns);
+        let inv_ht = 1.0 / self.p.ht;
+        let gl_w = 0.5 * self.p.ht;
+        for et in 0..self.p.nt {
+            let ((x0, v0), (x1, v1)) = (self.node(col, ns, et), self.node(col, ns, et + 1));
+            let a: [f64; N] = std::array::from_fn(|c| (v1[c] - v0[c]) * inv_ht);
+            for h in 0..2 {
+                let [t0, t1] = self.tg[h];
+                let x: [f64; N] = std::array::from_fn(|c| t0 * x0[c] + t1 * x1[c]);
+                let v: [f64; N] = std::array::from_fn(|c| t0 * v0[c] + t1 * v1[c]);
+                out[2 * et + h] = self.p.body.tip_point(&x, &v, &a, tangent).scaled(gl_w);
+            }
+        }
+    }
+
+    /// Adds the linear part of `R2_i` (inertia `A M_s D_t v`, tip law, actuation), the constant
+    /// loads (`− q ∫S_i ds ∫T_j dt`, at the tip `− f_tip ∫T_j dt`) and the nonlinear tip law
+    /// (`tip`, the tip column's points) into `out`.
+    fn linear_r2(&self, u: &[f64], i: usize, tip: &[InertiaPoint<N>], out: &mut [[f64; N]]) {
         let ns = self.p.ns;
         let (q, ft) = (self.p.load, self.p.tip_load);
-        if q != [0.0; 3] || (i == ns && ft != [0.0; 3]) {
+        if q != [0.0; N] || (i == ns && ft != [0.0; N]) {
             let si = if i == 0 || i == ns {
                 0.5 * self.p.hs
             } else {
@@ -540,7 +688,7 @@ impl<'a, L: PointLaw> Sideways<'a, L> {
                 } else {
                     self.p.ht
                 };
-                for c in 0..3 {
+                for c in 0..N {
                     let mut f = q[c] * si;
                     if i == ns {
                         f += ft[c];
@@ -554,25 +702,45 @@ impl<'a, L: PointLaw> Sideways<'a, L> {
         for ip in lo..=hi {
             let col = self.col(u, ip);
             let m = self.ms(i, ip);
-            for c in 0..3 {
+            for c in 0..N {
                 let mut coef = self.p.inertia[c] * m;
                 if i == ns && ip == ns {
                     coef += self.p.tip_mass[c];
                 }
+                if coef == 0.0 {
+                    continue;
+                }
                 for j in 1..=self.p.nt {
-                    out[j - 1][c] += coef * self.dt_col(col, 3 + c, j, 0.0);
+                    out[j - 1][c] += coef * self.dt_col(col, N + c, j, 0.0);
+                }
+            }
+        }
+        if B::NONLINEAR_TIP && i == ns {
+            for et in 0..self.p.nt {
+                for h in 0..2 {
+                    let f = &tip[2 * et + h].f;
+                    for it in 0..2 {
+                        let j = et + it;
+                        if j == 0 {
+                            continue;
+                        }
+                        let t = self.tg[h][it];
+                        for c in 0..N {
+                            out[j - 1][c] += t * f[c];
+                        }
+                    }
                 }
             }
         }
         if i == 0 {
-            let fo = 6 * (ns + 1) * self.p.nt;
-            for c in 0..3 {
+            let fo = 2 * N * (ns + 1) * self.p.nt;
+            for c in 0..N {
                 for j in 1..=self.p.nt {
                     let at = |k: usize| {
                         if k == 0 {
                             self.p.f0[c]
                         } else {
-                            u[fo + 3 * (k - 1) + c]
+                            u[fo + N * (k - 1) + c]
                         }
                     };
                     out[j - 1][c] -= self.mt_apply(at, j);
@@ -582,19 +750,62 @@ impl<'a, L: PointLaw> Sideways<'a, L> {
     }
 
     /// The linear part of `J du` at `R2_i` for the updates of the columns `i' ∈ cols`
-    /// (inertia and tip law; the actuation is handled by the caller).
-    fn linear_jdu(&self, du: &[f64], i: usize, cols: &[usize], out: &mut [[f64; 3]]) {
+    /// (inertia and tip law, with the nonlinear tip law's Jacobian `tip`; the actuation is
+    /// handled by the caller).
+    fn linear_jdu(
+        &self,
+        du: &[f64],
+        i: usize,
+        cols: &[usize],
+        tip: &[InertiaPoint<N>],
+        out: &mut [[f64; N]],
+    ) {
         let ns = self.p.ns;
         for &ip in cols {
             let col = self.col(du, ip);
             let m = self.ms(i, ip);
-            for c in 0..3 {
+            for c in 0..N {
                 let mut coef = self.p.inertia[c] * m;
                 if i == ns && ip == ns {
                     coef += self.p.tip_mass[c];
                 }
+                if coef == 0.0 {
+                    continue;
+                }
                 for j in 1..=self.p.nt {
-                    out[j - 1][c] += coef * self.dt_col(col, 3 + c, j, 0.0);
+                    out[j - 1][c] += coef * self.dt_col(col, N + c, j, 0.0);
+                }
+            }
+            if B::NONLINEAR_TIP && i == ns && ip == ns {
+                let inv_ht = 1.0 / self.p.ht;
+                let val = |k: usize, d: usize| if k == 0 { 0.0 } else { at::<N>(col, k, d) };
+                for et in 0..self.p.nt {
+                    let (k0, k1) = (et, et + 1);
+                    for h in 0..2 {
+                        let [t0, t1] = self.tg[h];
+                        let tp = &tip[2 * et + h];
+                        let mut df = [0.0; N];
+                        for c in 0..N {
+                            let mut acc = 0.0;
+                            for d in 0..N {
+                                let dx = t0 * val(k0, d) + t1 * val(k1, d);
+                                let dv = t0 * val(k0, N + d) + t1 * val(k1, N + d);
+                                let da = (val(k1, N + d) - val(k0, N + d)) * inv_ht;
+                                acc += tp.jx[c][d] * dx + tp.jv[c][d] * dv + tp.ja[c][d] * da;
+                            }
+                            df[c] = acc;
+                        }
+                        for it in 0..2 {
+                            let j = et + it;
+                            if j == 0 {
+                                continue;
+                            }
+                            let t = self.tg[h][it];
+                            for c in 0..N {
+                                out[j - 1][c] += t * df[c];
+                            }
+                        }
+                    }
                 }
             }
         }
@@ -605,14 +816,14 @@ impl<'a, L: PointLaw> Sideways<'a, L> {
     fn r1_norm(
         &self,
         i: usize,
-        below: Option<&[[f64; 3]]>,
-        own: &[[f64; 3]],
-        above: Option<&[[f64; 3]]>,
+        below: Option<&[[f64; N]]>,
+        own: &[[f64; N]],
+        above: Option<&[[f64; N]]>,
     ) -> f64 {
         let (m_own, m_off) = (self.ms(i, i), self.p.hs / 6.0);
         let mut worst: f64 = 0.0;
         for j in 0..self.p.nt {
-            for c in 0..3 {
+            for c in 0..N {
                 let mut s = m_own * own[j][c];
                 if let Some(y) = below {
                     s += m_off * y[j][c];
@@ -626,68 +837,126 @@ impl<'a, L: PointLaw> Sideways<'a, L> {
         worst
     }
 
-    /// Fills the banded block of column `i − 1` (rows `R2_i`, lumped `R1_{i−1}`) from the
-    /// stress points of element column `i − 1`, and factorises it, one time level (6 rows)
-    /// at a time just ahead of the elimination.
-    fn fill_band(&self, left: &[Point], i: usize, band: &mut Band) -> Result<(), SolveError> {
-        let nt = self.p.nt;
-        const W: usize = Band::ROW;
-        // stiffness of the rows of node i (σa = +1) against x of node i − 1 (σb = −1), per
-        // element: K[ia][ib] = Σ_g T_ia T_ib δe(+)ᵀ H_g δe(−) (3 × 3, row-major)
-        let s = -1.0 / (self.p.hs * self.p.hs);
-        let pr = 0.5 / self.p.hs; // σa / (2 hs)
-        let pc = -0.5 / self.p.hs; // σb / (2 hs)
-        let element = |et: usize| -> [[[f64; 9]; 2]; 2] {
-            let mut k = [[[0.0; 9]; 2]; 2];
-            for g in 0..2 {
-                let h = &left[2 * et + g].h;
-                // δe(+)ᵀ H δe(−) per component pair (the h23 terms cancel in (2, 2))
-                let kh = [
-                    s * h[0],
-                    s * h[1],
-                    pr * h[3] + s * h[7],
-                    s * h[1],
-                    s * h[2],
-                    pr * h[4] + s * h[8],
-                    pc * h[3] + s * h[7],
-                    pc * h[4] + s * h[8],
-                    0.25 * h[5] + s * h[6],
-                ];
-                for ia in 0..2 {
-                    for ib in 0..2 {
-                        let t = self.tg[g][ia] * self.tg[g][ib];
-                        for (kk, v) in k[ia][ib].iter_mut().zip(&kh) {
-                            *kk += t * v;
+    /// The couplings of element `et` of element column `i − 1` between the rows of its right
+    /// node column `i` at the time levels `et + ia` and the unknowns of its left node column
+    /// `i − 1` at the levels `et + ib`: `[ia][ib][c][d]` for `x(d)` (stiffness and inertia) and
+    /// for `v(d)` (nonlinear inertia only).
+    #[allow(clippy::type_complexity)]
+    fn couplings(
+        &self,
+        left: &ElementColumn<N>,
+        et: usize,
+    ) -> ([[[[f64; N]; N]; 2]; 2], [[[[f64; N]; N]; 2]; 2]) {
+        let mut kx = [[[[0.0; N]; N]; 2]; 2];
+        let mut kv = [[[[0.0; N]; N]; 2]; 2];
+        let ih = 1.0 / self.p.hs;
+        // δe(+) of the rows: (p, x) = (+1/hs, ½); δe(−) of the unknowns: (−1/hs, ½)
+        let (pr, pc) = (ih, -ih);
+        for g in 0..2 {
+            let sp = &left.stiffness[2 * et + g];
+            let mut kh = [[0.0; N]; N];
+            for c in 0..N {
+                for d in 0..N {
+                    let mut v = pr * pc * sp.hpp[c][d];
+                    if B::Law::X_ENTERS[d] {
+                        v += pr * 0.5 * sp.hpx[c][d];
+                    }
+                    if B::Law::X_ENTERS[c] {
+                        v += 0.5 * pc * sp.hpx[d][c];
+                        if B::Law::X_ENTERS[d] {
+                            v += 0.25 * sp.hxx[c][d];
+                        }
+                    }
+                    kh[c][d] = v;
+                }
+            }
+            for ia in 0..2 {
+                for ib in 0..2 {
+                    let t = self.tg[g][ia] * self.tg[g][ib];
+                    for c in 0..N {
+                        for d in 0..N {
+                            kx[ia][ib][c][d] += t * kh[c][d];
                         }
                     }
                 }
             }
-            k
-        };
+        }
+        if Self::NONLINEAR {
+            let inv_ht = 1.0 / self.p.ht;
+            for g in 0..2 {
+                // row weight S_1(ξ_g) (node i), column weight S_0(ξ_g) (node i − 1)
+                let ss = self.sg[g][1] * self.sg[g][0];
+                for h in 0..2 {
+                    let ip = &left.inertia[4 * et + 2 * g + h];
+                    for ia in 0..2 {
+                        for ib in 0..2 {
+                            let ta = self.tg[h][ia] * ss;
+                            let tb = self.tg[h][ib];
+                            let tdb = if ib == 1 { inv_ht } else { -inv_ht };
+                            for c in 0..N {
+                                for d in 0..N {
+                                    kx[ia][ib][c][d] += ta * tb * ip.jx[c][d];
+                                    kv[ia][ib][c][d] += ta * (tb * ip.jv[c][d] + tdb * ip.ja[c][d]);
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        (kx, kv)
+    }
+
+    /// Fills the banded block of column `i − 1` (rows `R2_i`, lumped `R1_{i−1}`) from the
+    /// points of element column `i − 1`, and factorises it, one time level (`2N` rows) at a
+    /// time just ahead of the elimination.
+    fn fill_band(
+        &self,
+        left: &ElementColumn<N>,
+        i: usize,
+        band: &mut BandOf<B, N>,
+    ) -> Result<(), SolveError> {
+        let nt = self.p.nt;
+        let (kl, w) = (Self::KL, Self::W);
         let h6 = self.p.ht / 6.0;
         let alpha = self.p.inertia.map(|a| a * self.ms(i, i - 1));
         // the element below the level (et = j − 1), carried from the previous level
-        let mut below = element(0);
-        band.factorize_streamed(6, |b, rows| {
+        let mut below = self.couplings(left, 0);
+        band.factorize_streamed(2 * N, |b, rows| {
             let j = b + 1;
-            let above = if j < nt { Some(element(j)) } else { None };
-            // x(k, d) of level k at offset 6 (k − j) + d − r + KL in row r
-            let mut put = |r: usize, k: usize, d: usize, v: f64| {
-                rows[r * W + 6 * k + d + KL - 6 * j - r] += v;
+            let above = if j < nt {
+                Some(self.couplings(left, j))
+            } else {
+                None
             };
-            for c in 0..3 {
-                for d in 0..3 {
-                    let e = 3 * c + d;
-                    // B(j, j − 1), B(j, j), B(j, j + 1)
+            // unknown d of level k at offset 2N (k − j) + d − r + KL in row r
+            let mut put = |r: usize, k: usize, d: usize, v: f64| {
+                rows[r * w + 2 * N * k + d + kl - 2 * N * j - r] += v;
+            };
+            for c in 0..N {
+                for d in 0..N {
+                    // rows of level j from the element below (its upper level, ia = 1) and the
+                    // element above (its lower level, ia = 0)
                     if j > 1 {
-                        put(c, j - 1, d, below[1][0][e]);
+                        put(c, j - 1, d, below.0[1][0][c][d]);
+                        if Self::NONLINEAR {
+                            put(c, j - 1, N + d, below.1[1][0][c][d]);
+                        }
                     }
-                    let mut diag = below[1][1][e];
+                    let mut diag_x = below.0[1][1][c][d];
+                    let mut diag_v = below.1[1][1][c][d];
                     if let Some(a) = &above {
-                        diag += a[0][0][e];
-                        put(c, j + 1, d, a[0][1][e]);
+                        diag_x += a.0[0][0][c][d];
+                        diag_v += a.1[0][0][c][d];
+                        put(c, j + 1, d, a.0[0][1][c][d]);
+                        if Self::NONLINEAR {
+                            put(c, j + 1, N + d, a.1[0][1][c][d]);
+                        }
                     }
-                    put(c, j, d, diag);
+                    put(c, j, d, diag_x);
+                    if Self::NONLINEAR {
+                        put(c, j, N + d, diag_v);
+                    }
                 }
             }
             // inertia of R2_i against v_{i−1} (α D_t), lumped R1_{i−1} (D_t x − M_t v)
@@ -704,12 +973,14 @@ impl<'a, L: PointLaw> Sideways<'a, L> {
                 } else {
                     h6
                 };
-                for c in 0..3 {
+                for c in 0..N {
                     if dt != 0.0 {
-                        put(c, k, 3 + c, alpha[c] * dt);
-                        put(3 + c, k, c, dt);
+                        if alpha[c] != 0.0 {
+                            put(c, k, N + c, alpha[c] * dt);
+                        }
+                        put(N + c, k, c, dt);
                     }
-                    put(3 + c, k, 3 + c, -mt);
+                    put(N + c, k, N + c, -mt);
                 }
             }
             if let Some(a) = above {
@@ -726,17 +997,20 @@ impl<'a, L: PointLaw> Sideways<'a, L> {
         &self,
         u: &[f64],
         i: usize,
-        left: &[Point],
-        right: Option<&[Point]>,
+        left: &ElementColumn<N>,
+        right: Option<&ElementColumn<N>>,
         full: bool,
-        col: &mut Column,
+        col: &mut Column<BandOf<B, N>, N>,
     ) -> Result<(), SolveError> {
-        col.r2.fill([0.0; 3]);
-        self.scatter(1.0, &mut col.r2, |et, g| left[2 * et + g].g);
+        col.r2.fill([0.0; N]);
+        self.scatter(1.0, left, &mut col.r2);
         if let Some(right) = right {
-            self.scatter(-1.0, &mut col.r2, |et, g| right[2 * et + g].g);
+            self.scatter(-1.0, right, &mut col.r2);
         }
-        self.linear_r2(u, i, &mut col.r2);
+        if B::NONLINEAR_TIP && i == self.p.ns {
+            self.tip_points(u, full, &mut col.tip);
+        }
+        self.linear_r2(u, i, &col.tip, &mut col.r2);
         col.norm = col.r2.iter().flatten().fold(0.0f64, |m, v| m.max(v.abs()));
         self.lumped(u, i - 1, &mut col.y);
         if full {
@@ -761,21 +1035,21 @@ impl<'a, L: PointLaw> Sideways<'a, L> {
         Ok(out)
     }
 
-    /// Stress points, residual, lumped residual and (full passes) factorised bands of the node
-    /// columns `i_hi, …, i_hi − n + 1` into `batch`; `right`: element column `i_hi` (none at the
-    /// tip). Returns the seconds spent in the stress points and in the columns.
+    /// Points, residual, lumped residual and (full passes) factorised bands of the node
+    /// columns `i_hi, …, i_hi − n + 1` into `batch`; `right`: element column `i_hi` (none at
+    /// the tip). Returns the seconds spent in the points and in the columns.
     fn prepare(
         &self,
         u: &[f64],
         full: bool,
         (i_hi, n): (usize, usize),
-        right: Option<&[Point]>,
-        batch: &mut Batch,
+        right: Option<&ElementColumn<N>>,
+        batch: &mut Batch<BandOf<B, N>, N>,
     ) -> Result<(f64, f64), PassError> {
         batch.range = (i_hi, n);
         let t = Instant::now();
         if let Some(right) = right {
-            batch.elements[0].copy_from_slice(right);
+            batch.elements[0].copy_from(right);
         }
         batch.elements[1..=n]
             .par_iter_mut()
@@ -790,7 +1064,7 @@ impl<'a, L: PointLaw> Sideways<'a, L> {
             .par_iter_mut()
             .enumerate()
             .try_for_each(|(k, col)| {
-                let right = (k > 0 || has_right).then(|| elements[k].as_slice());
+                let right = (k > 0 || has_right).then(|| &elements[k]);
                 self.prepare_column(u, i_hi - k, &elements[k + 1], right, full, col)
             })
             .map_err(PassError::Linear)?;
@@ -807,11 +1081,11 @@ impl<'a, L: PointLaw> Sideways<'a, L> {
         du: &mut [f64],
         full: bool,
         has_right: bool,
-        elements: &[Vec<Point>],
-        columns: &mut [Column],
+        elements: &[ElementColumn<N>],
+        columns: &mut [Column<BandOf<B, N>, N>],
         (i_hi, n): (usize, usize),
-        y_own: &mut Vec<[f64; 3]>,
-        y_above: &mut Vec<[f64; 3]>,
+        y_own: &mut Vec<[f64; N]>,
+        y_above: &mut Vec<[f64; N]>,
         out: &mut Pass,
     ) {
         let t = Instant::now();
@@ -824,7 +1098,7 @@ impl<'a, L: PointLaw> Sideways<'a, L> {
                 .max(col.norm)
                 .max(self.r1_norm(i, Some(&col.y), y_own, above));
             if full {
-                let right = (k > 0 || has_right).then(|| elements[k].as_slice());
+                let right = (k > 0 || has_right).then(|| &elements[k]);
                 self.substitute(du, i, &elements[k + 1], right, col, out);
             }
             // y_{i−1} becomes the column's own, y_i the one above
@@ -839,60 +1113,56 @@ impl<'a, L: PointLaw> Sideways<'a, L> {
         u: &[f64],
         du: &mut [f64],
         full: bool,
-        batches: &mut [Batch; 2],
+        batches: &mut [Batch<BandOf<B, N>, N>; 2],
         out: &mut Pass,
     ) -> Result<(), PassError> {
         let (ns, nt) = (self.p.ns, self.p.nt);
         let started = Instant::now();
         // lumped residuals y_{i+1}, y_i of the columns above the one being processed
-        let mut y_above = vec![[0.0; 3]; nt];
-        let mut y_own = vec![[0.0; 3]; nt];
+        let mut y_above = vec![[0.0; N]; nt];
+        let mut y_own = vec![[0.0; N]; nt];
         self.lumped(u, ns, &mut y_own);
         // 1. Servo rows R3 → x at the tip; lumped R1_ns → v at the tip.
         let tip = self.col(u, ns);
         let x0 = self.p.x0[ns];
-        let mut r3 = vec![0.0; 3 * nt];
+        let mut r3 = vec![0.0; N * nt];
         for j in 1..=nt {
-            for c in 0..3 {
-                let at = |k: usize| if k == 0 { x0[c] } else { tip[6 * (k - 1) + c] };
-                r3[3 * (j - 1) + c] = self.mt_apply(at, j) - self.p.gamma[j - 1][c];
+            for c in 0..N {
+                let at = |k: usize| if k == 0 { x0[c] } else { at::<N>(tip, k, c) };
+                r3[N * (j - 1) + c] = self.mt_apply(at, j) - self.p.gamma[j - 1][c];
             }
         }
         out.norm = r3.iter().fold(0.0f64, |m, v| m.max(v.abs()));
         if full {
             let mut b = r3.clone();
-            for c in 0..3 {
-                self.mt_solve(&mut b, 3, c);
+            for c in 0..N {
+                self.mt_solve(&mut b, N, c);
             }
             let o = self.dof(ns, 1);
-            let dcol = &mut du[o..o + 6 * nt];
+            let dcol = &mut du[o..o + 2 * N * nt];
             for j in 0..nt {
-                dcol[6 * j..6 * j + 3].copy_from_slice(&b[3 * j..3 * j + 3]);
+                dcol[2 * N * j..2 * N * j + N].copy_from_slice(&b[N * j..N * j + N]);
             }
             for j in 1..=nt {
-                for c in 0..3 {
-                    b[3 * (j - 1) + c] = self.dt_col(dcol, c, j, 0.0) - y_own[j - 1][c];
+                for c in 0..N {
+                    b[N * (j - 1) + c] = self.dt_col(dcol, c, j, 0.0) - y_own[j - 1][c];
                 }
             }
-            for c in 0..3 {
-                self.mt_solve(&mut b, 3, c);
+            for c in 0..N {
+                self.mt_solve(&mut b, N, c);
             }
             for j in 0..nt {
-                dcol[6 * j + 3..6 * j + 6].copy_from_slice(&b[3 * j..3 * j + 3]);
+                dcol[2 * N * j + N..2 * N * j + 2 * N].copy_from_slice(&b[N * j..N * j + N]);
             }
             // mismatch of the servo rows and the lumped tip kinematics
-            let dcol = &du[o..o + 6 * nt];
+            let dcol = &du[o..o + 2 * N * nt];
             for j in 1..=nt {
-                for c in 0..3 {
-                    let x = |k: usize| if k == 0 { 0.0 } else { dcol[6 * (k - 1) + c] };
+                for c in 0..N {
+                    let x = |k: usize| if k == 0 { 0.0 } else { at::<N>(dcol, k, c) };
                     let v = |k: usize| {
-                        if k == 0 {
-                            0.0
-                        } else {
-                            dcol[6 * (k - 1) + 3 + c]
-                        }
+                        if k == 0 { 0.0 } else { at::<N>(dcol, k, N + c) }
                     };
-                    let mx = self.mt_apply(x, j) - r3[3 * (j - 1) + c];
+                    let mx = self.mt_apply(x, j) - r3[N * (j - 1) + c];
                     let mv = self.dt_col(dcol, c, j, 0.0) - self.mt_apply(v, j) - y_own[j - 1][c];
                     out.mismatch = out.mismatch.max(mx.abs()).max(mv.abs());
                 }
@@ -922,8 +1192,8 @@ impl<'a, L: PointLaw> Sideways<'a, L> {
                 columns: cols,
                 ..
             } = &mut *cur;
-            let elements: &[Vec<Point>] = elements;
-            let lowest = elements[range.1].as_slice();
+            let elements: &[ElementColumn<N>] = elements;
+            let lowest = &elements[range.1];
             let mut seq = Pass::default();
             let (y_own, y_above) = (&mut y_own, &mut y_above);
             let du = &mut *du;
@@ -957,20 +1227,20 @@ impl<'a, L: PointLaw> Sideways<'a, L> {
         }
         // the last batch is in `next` now; its lowest element column is column 0
         let last = &*next;
-        let element0 = last.elements[last.range.1].as_slice();
+        let element0 = &last.elements[last.range.1];
         // 3. R2_0 → actuation; consistent R1_0.
         let t = Instant::now();
         let above = (ns > 0).then_some(y_above.as_slice());
         out.norm = out.norm.max(self.r1_norm(0, None, &y_own, above));
-        let mut r2 = vec![[0.0; 3]; nt];
-        self.scatter(-1.0, &mut r2, |et, g| element0[2 * et + g].g);
-        self.linear_r2(u, 0, &mut r2);
+        let mut r2 = vec![[0.0; N]; nt];
+        self.scatter(-1.0, element0, &mut r2);
+        self.linear_r2(u, 0, &[], &mut r2);
         out.norm = out
             .norm
             .max(r2.iter().flatten().fold(0.0f64, |m, v| m.max(v.abs())));
         if full {
             // known(0) − M_t dF = r2(0)
-            let mut known = vec![[0.0; 3]; nt];
+            let mut known = vec![[0.0; N]; nt];
             self.apply(
                 element0,
                 Some(self.col(du, 0)),
@@ -978,21 +1248,21 @@ impl<'a, L: PointLaw> Sideways<'a, L> {
                 -1.0,
                 &mut known,
             );
-            self.linear_jdu(du, 0, &[0, 1], &mut known);
+            self.linear_jdu(du, 0, &[0, 1], &[], &mut known);
             let fo = self.f_dof(1);
-            let mut b = vec![0.0; 3 * nt];
+            let mut b = vec![0.0; N * nt];
             for j in 0..nt {
-                for c in 0..3 {
-                    b[3 * j + c] = known[j][c] - r2[j][c];
+                for c in 0..N {
+                    b[N * j + c] = known[j][c] - r2[j][c];
                 }
             }
-            for c in 0..3 {
-                self.mt_solve(&mut b, 3, c);
+            for c in 0..N {
+                self.mt_solve(&mut b, N, c);
             }
-            du[fo..fo + 3 * nt].copy_from_slice(&b);
+            du[fo..fo + N * nt].copy_from_slice(&b);
             for j in 1..=nt {
-                for c in 0..3 {
-                    let f = |k: usize| if k == 0 { 0.0 } else { b[3 * (k - 1) + c] };
+                for c in 0..N {
+                    let f = |k: usize| if k == 0 { 0.0 } else { b[N * (k - 1) + c] };
                     let m = known[j - 1][c] - self.mt_apply(f, j) - r2[j - 1][c];
                     out.mismatch = out.mismatch.max(m.abs());
                 }
@@ -1008,15 +1278,15 @@ impl<'a, L: PointLaw> Sideways<'a, L> {
         &self,
         du: &mut [f64],
         i: usize,
-        left: &[Point],
-        right: Option<&[Point]>,
-        col: &mut Column,
+        left: &ElementColumn<N>,
+        right: Option<&ElementColumn<N>>,
+        col: &mut Column<BandOf<B, N>, N>,
         out: &mut Pass,
     ) {
         let nt = self.p.nt;
         // known couplings: element column i (du_i, du_{i+1}), element column i − 1 (du_i)
         let known = &mut col.known;
-        known.fill([0.0; 3]);
+        known.fill([0.0; N]);
         if let Some(right) = right {
             self.apply(
                 right,
@@ -1025,32 +1295,28 @@ impl<'a, L: PointLaw> Sideways<'a, L> {
                 -1.0,
                 known,
             );
-            self.linear_jdu(du, i, &[i, i + 1], known);
+            self.linear_jdu(du, i, &[i, i + 1], &col.tip, known);
         } else {
-            self.linear_jdu(du, i, &[i], known);
+            self.linear_jdu(du, i, &[i], &col.tip, known);
         }
         self.apply(left, None, Some(self.col(du, i)), 1.0, known);
         let o = self.dof(i - 1, 1);
-        let target = &mut du[o..o + 6 * nt];
+        let target = &mut du[o..o + 2 * N * nt];
         for j in 0..nt {
-            for c in 0..3 {
-                target[6 * j + c] = col.r2[j][c] - known[j][c];
-                target[6 * j + 3 + c] = col.y[j][c];
+            for c in 0..N {
+                target[2 * N * j + c] = col.r2[j][c] - known[j][c];
+                target[2 * N * j + N + c] = col.y[j][c];
             }
         }
         col.band.solve_in_place(target);
         // mismatch: R2_i with the new column, lumped R1_{i−1}
         self.apply(left, Some(self.col(du, i - 1)), None, 1.0, known);
-        self.linear_jdu(du, i, &[i - 1], known);
+        self.linear_jdu(du, i, &[i - 1], &col.tip, known);
         let dcol = self.col(du, i - 1);
         for j in 1..=nt {
-            for c in 0..3 {
+            for c in 0..N {
                 let v = |k: usize| {
-                    if k == 0 {
-                        0.0
-                    } else {
-                        dcol[6 * (k - 1) + 3 + c]
-                    }
+                    if k == 0 { 0.0 } else { at::<N>(dcol, k, N + c) }
                 };
                 let m2 = known[j - 1][c] - col.r2[j - 1][c];
                 let mv = self.dt_col(dcol, c, j, 0.0) - self.mt_apply(v, j) - col.y[j - 1][c];

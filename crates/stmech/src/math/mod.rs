@@ -4,7 +4,9 @@
 //! `[f64; 3]`; the nine director components of a body are stored as `d_1, d_2, d_3` one after
 //! the other; `_t` marks a time derivative.
 
+pub mod dual;
 pub mod rotation;
+pub mod so3;
 
 /// A 3-vector in the global frame.
 pub type Vec3 = [f64; 3];

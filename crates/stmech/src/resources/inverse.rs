@@ -95,7 +95,8 @@ fn fem_cost(solver: LinearSolverKind, mesh: &SpaceTimeMesh) -> (f64, f64, f64) {
     match solver {
         LinearSolverKind::Sideways => {
             // the columns in flight of the streamed elimination: O(n_t), not O(nodes)
-            let nonzeros = crate::inverse::sideways::stored_values(mesh.elements_t) as f64;
+            let nonzeros =
+                crate::inverse::sideways::stored_values(mesh.elements_t, 3, 9, 9, false) as f64;
             let levels = nonzeros * 8.0 + nt1 * SIDEWAYS_LEVEL_EXTRA_BYTES;
             let bytes = nodes * SIDEWAYS_NODE_BYTES + levels + FEM_RUN_BYTES;
             (bytes, unknowns, nonzeros)

@@ -375,8 +375,54 @@ impl<const KL: usize, const KU: usize> FixedBandLu<KL, KU> {
     }
 }
 
-/// Length of the local window of [`FixedBandLu::solve_in_place`] (`≥ KL + KU`).
-const WINDOW: usize = 32;
+/// Length of the local window of [`FixedBandLu::solve_in_place`] (`≥ KL + KU`: 18 for the
+/// planar beam and the string, 41 for the spatial beam).
+const WINDOW: usize = 48;
+
+/// A banded LU with compile-time widths, as the sideways elimination of the inverse solver
+/// uses it (the widths depend on the body: [`crate::inverse::element::PointLaw::Band`]).
+pub trait BandSolver: Send + Sync + Sized {
+    /// Lower bandwidth.
+    const KL: usize;
+    /// Upper bandwidth.
+    const KU: usize;
+    /// Row stride of the storage that [`Self::factorize_streamed`] fills.
+    const ROW: usize;
+    /// Zero `n × n` matrix.
+    fn new(n: usize) -> Self;
+    /// Stored values.
+    fn stored(&self) -> usize;
+    /// [`FixedBandLu::factorize_streamed`].
+    fn factorize_streamed(
+        &mut self,
+        block: usize,
+        fill: impl FnMut(usize, &mut [f64]),
+    ) -> Result<(), SolveError>;
+    /// [`FixedBandLu::solve_in_place`].
+    fn solve_in_place(&self, b: &mut [f64]);
+}
+
+impl<const KL: usize, const KU: usize> BandSolver for FixedBandLu<KL, KU> {
+    const KL: usize = KL;
+    const KU: usize = KU;
+    const ROW: usize = 2 * KL + KU + 1;
+    fn new(n: usize) -> Self {
+        FixedBandLu::new(n)
+    }
+    fn stored(&self) -> usize {
+        FixedBandLu::stored(self)
+    }
+    fn factorize_streamed(
+        &mut self,
+        block: usize,
+        fill: impl FnMut(usize, &mut [f64]),
+    ) -> Result<(), SolveError> {
+        FixedBandLu::factorize_streamed(self, block, fill)
+    }
+    fn solve_in_place(&self, b: &mut [f64]) {
+        FixedBandLu::solve_in_place(self, b)
+    }
+}
 
 #[cfg(test)]
 mod tests {

@@ -221,7 +221,7 @@ impl StringModel {
     }
 }
 
-impl InverseBody for StringModel {
+impl InverseBody<3> for StringModel {
     type Law = StringPointLaw;
 
     fn length(&self) -> f64 {
@@ -230,7 +230,7 @@ impl InverseBody for StringModel {
 
     /// The inverse iterates use the linear continuation of the law ([`Compression::Linear`],
     /// [`point_law`] docs).
-    fn element(&self, hs: f64, ht: f64) -> BilinearElement<StringPointLaw> {
+    fn element(&self, hs: f64, ht: f64) -> BilinearElement<StringPointLaw, 3> {
         BilinearElement::with_law(self.point_law(Compression::Linear), hs, ht)
     }
 
@@ -245,7 +245,7 @@ impl InverseBody for StringModel {
     /// [`StringModel::support_force_of`] with the element's law.
     fn initial_actuation(
         &self,
-        element: &BilinearElement<StringPointLaw>,
+        element: &BilinearElement<StringPointLaw, 3>,
         x0: &[[f64; 3]],
         hs: f64,
     ) -> [f64; 3] {

@@ -24,7 +24,8 @@
 //! are not physical states and need a smooth, invertible tangent; the converged solution is
 //! checked to be taut everywhere, where the two laws coincide.
 
-use crate::inverse::element::{ElementError, HESSIAN_LEN, PointLaw};
+use crate::inverse::element::{ElementError, PointLaw, StressPoint};
+use crate::solve::banded::FixedBandLu;
 
 /// What the law does for `ν < 1` (module docs).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize)]
@@ -98,35 +99,33 @@ impl StringPointLaw {
     }
 }
 
-impl PointLaw for StringPointLaw {
+impl PointLaw<3> for StringPointLaw {
+    const X_ENTERS: [bool; 3] = [false; 3];
+    type Band = FixedBandLu<9, 9>;
+
     fn inertia(&self) -> [f64; 3] {
         [self.rho_a; 3]
     }
 
-    /// `e = (r1', r2', r3, r3')`, `g = (n1, n2, 0, n3)`; the Hessian in the order of
-    /// [`HESSIAN_LEN`]: `h00, h01, h11` and `h33, h03, h13` from `∂n/∂r'`, the rest zero.
+    /// `g_p = n`, `g_x = 0`, `H_pp = ∂n/∂r'`.
     #[inline]
     fn stress_point(
         &self,
-        e: [f64; 4],
+        _x: &[f64; 3],
+        p: &[f64; 3],
         tangent: bool,
-    ) -> Result<([f64; 4], [f64; HESSIAN_LEN]), ElementError> {
-        let (n, k) = self.force([e[0], e[1], e[3]], tangent)?;
-        let g = [n[0], n[1], 0.0, n[2]];
-        let mut h = [0.0; HESSIAN_LEN];
+    ) -> Result<StressPoint<3>, ElementError> {
+        let (n, k) = self.force(*p, tangent)?;
+        let mut sp = StressPoint::ZERO;
+        sp.gp = n;
         if tangent {
-            h[0] = k[0][0];
-            h[1] = k[0][1];
-            h[2] = k[1][1];
-            h[6] = k[2][2];
-            h[7] = k[0][2];
-            h[8] = k[1][2];
+            sp.hpp = k;
         }
-        Ok((g, h))
+        Ok(sp)
     }
 
-    fn energy_density(&self, e: [f64; 4]) -> f64 {
-        self.energy((e[0] * e[0] + e[1] * e[1] + e[3] * e[3]).sqrt())
+    fn energy_density(&self, _x: &[f64; 3], p: &[f64; 3]) -> f64 {
+        self.energy((p[0] * p[0] + p[1] * p[1] + p[2] * p[2]).sqrt())
     }
 }
 
@@ -158,7 +157,8 @@ mod tests {
             }
             let mut r = [0.0; N_DOF];
             let mut k = [[0.0; N_DOF]; N_DOF];
-            el.residual_into(&q, &mut r, Some(&mut k)).unwrap();
+            el.residual_into(&q, &mut r, Some(k.as_flattened_mut()))
+                .unwrap();
             let h = 1e-6;
             let scale = k.iter().flatten().fold(0.0f64, |m, v| m.max(v.abs()));
             let mut worst: f64 = 0.0;

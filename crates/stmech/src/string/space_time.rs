@@ -75,7 +75,7 @@ const MAX_ITERATIONS: usize = 30;
 /// The string marched in time by space-time slabs (module docs).
 pub struct SpaceTimeString<'a> {
     model: StringModel,
-    element: BilinearElement<StringPointLaw>,
+    element: BilinearElement<StringPointLaw, 3>,
     ns: usize,
     hs: f64,
     ht: f64,
@@ -223,7 +223,7 @@ impl<'a> SpaceTimeString<'a> {
                     q[6 * a + 3..6 * a + 6].copy_from_slice(&v);
                 }
                 self.element
-                    .residual_into(&q, &mut re, Some(&mut ke))
+                    .residual_into(&q, &mut re, Some(ke.as_flattened_mut()))
                     .map_err(|e| StringStepError::singular(SCHEME, self.t, e))?;
                 // slab row of node es + i_s = element rows (i_s, 0) + (i_s, 1): test w = S_i
                 for is in 0..2 {

@@ -7,7 +7,7 @@ use crate::inverse::solver::{
     NewtonSettings, NewtonStart, SpaceTimeMesh, SpaceTimeSolution, solve_inverse_started,
     validate_mesh,
 };
-use crate::inverse::trajectory::TipTrajectory;
+use crate::inverse::trajectory::{Planar, TipTrajectory};
 use crate::string::StringModel;
 
 /// The rigid-rope start on `mesh` (module docs).
@@ -131,7 +131,7 @@ fn solve_nested(
             let mut s = *settings;
             s.tolerance = newton_tolerance(model, &c, path, settings.tolerance);
             let rigid = rigid_start(model, &c, path);
-            match solve_inverse_started(model, &c, path, &s, Some(rigid)) {
+            match solve_inverse_started(model, &c, &Planar(path), &s, Some(rigid)) {
                 Ok(sol) => (sol, NewtonStart::Nested),
                 // the coarse mesh may fail where the fine one does not: start from the rope
                 Err(_) => (rigid_start(model, mesh, path), NewtonStart::Rigid),
@@ -142,7 +142,7 @@ fn solve_nested(
     let start_seconds = started.elapsed().as_secs_f64();
     let mut s = *settings;
     s.tolerance = newton_tolerance(model, mesh, path, settings.tolerance);
-    let mut solution = solve_inverse_started(model, mesh, path, &s, Some(start))?;
+    let mut solution = solve_inverse_started(model, mesh, &Planar(path), &s, Some(start))?;
     solution.newton.start = how;
     solution.newton.start_seconds = start_seconds;
     Ok(solution)

@@ -51,7 +51,13 @@ fn the_slowest_transverse_wave_binds_the_mesh_ratio() {
         let start = rigid_start(&m, &mesh, &path);
         (
             mesh,
-            solve_inverse_started(&m, &mesh, &path, &s, Some(start)),
+            solve_inverse_started(
+                &m,
+                &mesh,
+                &crate::inverse::trajectory::Planar(&path),
+                &s,
+                Some(start),
+            ),
         )
     };
     let reference = solve(32, 1.0).1.unwrap();
@@ -137,7 +143,13 @@ fn the_last_element_binds_the_chain_mesh_ratio() {
             ..Default::default()
         };
         let start = rigid_start(&model, &mesh, &path);
-        let err = match solve_inverse_started(&model, &mesh, &path, &s, Some(start)) {
+        let err = match solve_inverse_started(
+            &model,
+            &mesh,
+            &crate::inverse::trajectory::Planar(&path),
+            &s,
+            Some(start),
+        ) {
             Ok(sol) => {
                 (0..sol.t.len())
                     .map(|j| {

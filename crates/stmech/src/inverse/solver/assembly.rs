@@ -8,70 +8,76 @@ use crate::basis::GaussLegendre;
 use crate::discretize::pattern::SKIP;
 use crate::error::InputError;
 use crate::inverse::body::InverseBody;
-use crate::inverse::element::{BilinearElement, ElementError, N_DOF, SpaceTimeElement};
+use crate::inverse::element::{BilinearElement, ElementError, SpaceTimeElement};
 use crate::inverse::sideways::{Problem, Sideways};
-use crate::inverse::trajectory::TipTrajectory;
+use crate::inverse::trajectory::ServoPath;
 use rayon::prelude::*;
 
 /// Given Neumann data at `s = 0` in forward mode.
-pub type ActuationFn<'a> = &'a (dyn Fn(f64) -> [f64; 3] + Sync);
+pub type ActuationFn<'a, const N: usize = 3> = &'a (dyn Fn(f64) -> [f64; N] + Sync);
 
-pub(super) enum Mode<'a> {
-    Inverse(&'a dyn TipTrajectory),
-    Forward(ActuationFn<'a>),
+pub(super) enum Mode<'a, const N: usize> {
+    Inverse(&'a dyn ServoPath<N>),
+    Forward(ActuationFn<'a, N>),
 }
 
-/// Elements per parallel batch of the assembly (≈ 4.8 kB of buffer each).
-const ELEMENT_CHUNK: usize = 1024;
+/// Local values of the elements per parallel batch of the assembly (1024 elements of the
+/// planar beam, ≈ 4.8 MB of buffers).
+const CHUNK_VALUES: usize = 1024 * 600;
 
 /// Residual, tangent and status of one element, computed by a worker thread.
 #[derive(Clone)]
 struct ElementOutput {
-    re: [f64; N_DOF],
-    ke: [[f64; N_DOF]; N_DOF],
+    re: Vec<f64>,
+    ke: Vec<f64>,
     result: Result<(), ElementError>,
 }
 
-impl Default for ElementOutput {
-    fn default() -> Self {
+impl ElementOutput {
+    fn new(nd: usize) -> Self {
         Self {
-            re: [0.0; N_DOF],
-            ke: [[0.0; N_DOF]; N_DOF],
+            re: vec![0.0; nd],
+            ke: vec![0.0; nd * nd],
             result: Ok(()),
         }
     }
 }
 
 /// Assembler for one mesh: element, dof maps, CSC positions.
-pub(super) struct Assembly<'a, B: InverseBody> {
+pub(super) struct Assembly<'a, B: InverseBody<N>, const N: usize> {
     pub(super) beam: B,
     pub(super) mesh: SpaceTimeMesh,
-    pub(super) mode: Mode<'a>,
-    pub(super) element: BilinearElement<B::Law>,
+    pub(super) mode: Mode<'a, N>,
+    pub(super) element: BilinearElement<B::Law, N>,
     pub(super) hs: f64,
     pub(super) ht: f64,
     /// Unknowns of the field part.
     pub(super) n_field: usize,
     pub(super) n: usize,
     /// x0 at the space nodes (rest state, v0 = 0).
-    pub(super) x0: Vec<[f64; 3]>,
+    pub(super) x0: Vec<[f64; N]>,
     /// F at t_start (from the initial state; zero for the stress-free start).
-    pub(super) f0: [f64; 3],
+    pub(super) f0: [f64; N],
     /// Time Gauss rule for boundary integrals (4 points).
     pub(super) gauss: GaussLegendre,
+    /// Time Gauss rule of the nonlinear tip law (2 points).
+    pub(super) gauss2: GaussLegendre,
 }
 
-impl<'a, B: InverseBody> Assembly<'a, B> {
-    pub(super) fn new(beam: B, mesh: SpaceTimeMesh, mode: Mode<'a>) -> Result<Self, InverseError> {
+impl<'a, B: InverseBody<N>, const N: usize> Assembly<'a, B, N> {
+    pub(super) fn new(
+        beam: B,
+        mesh: SpaceTimeMesh,
+        mode: Mode<'a, N>,
+    ) -> Result<Self, InverseError> {
         let hs = beam.length() / mesh.elements_s as f64;
         let ht = mesh.ht();
         let ns1 = mesh.elements_s + 1;
-        let n_field = 6 * ns1 * mesh.elements_t;
-        let n = n_field
-            + match mode {
-                Mode::Inverse(_) => 3 * mesh.elements_t,
-                Mode::Forward(_) => 0,
-            };
+        let n_field = (2 * N).saturating_mul(ns1).saturating_mul(mesh.elements_t);
+        let n = n_field.saturating_add(match mode {
+            Mode::Inverse(_) => N * mesh.elements_t,
+            Mode::Forward(_) => 0,
+        });
         if n >= SKIP as usize {
             return Err(InputError::Invalid {
                 field: "mesh".into(),
@@ -90,8 +96,9 @@ impl<'a, B: InverseBody> Assembly<'a, B> {
             n_field,
             n,
             x0,
-            f0: [0.0; 3],
+            f0: [0.0; N],
             gauss: GaussLegendre::new(4),
+            gauss2: GaussLegendre::new(2),
         };
         asm.f0 = asm.initial_actuation();
         Ok(asm)
@@ -99,7 +106,7 @@ impl<'a, B: InverseBody> Assembly<'a, B> {
 
     /// `F(t_start)` from the initial state ([`InverseBody::initial_actuation`]): the initial
     /// state is in equilibrium with the actuation it starts with.
-    pub(super) fn initial_actuation(&self) -> [f64; 3] {
+    pub(super) fn initial_actuation(&self) -> [f64; N] {
         self.beam
             .initial_actuation(&self.element, &self.x0, self.hs)
     }
@@ -107,7 +114,7 @@ impl<'a, B: InverseBody> Assembly<'a, B> {
     /// Full nodal value `(x, v)` component `c` at node `(i, j)`.
     pub(super) fn node_value(&self, u: &[f64], i: usize, j: usize, c: usize) -> f64 {
         if j == 0 {
-            if c < 3 { self.x0[i][c] } else { 0.0 }
+            if c < N { self.x0[i][c] } else { 0.0 }
         } else {
             u[Self::dof(self.ns1(), i, j, c)]
         }
@@ -142,34 +149,38 @@ impl<'a, B: InverseBody> Assembly<'a, B> {
         // ELEMENT_CHUNK elements in mesh order) and added serially in mesh order: the sums
         // are those of the serial loop, bit for bit, for any number of threads.
         let want = jac.is_some();
+        let nd = 8 * N;
         let n_el = nes * net;
-        let chunk = ELEMENT_CHUNK.min(n_el.max(1));
-        let mut buf: Vec<ElementOutput> = vec![ElementOutput::default(); chunk];
+        let chunk = (CHUNK_VALUES / (nd * nd)).max(1).min(n_el.max(1));
+        let mut buf: Vec<ElementOutput> = vec![ElementOutput::new(nd); chunk];
         let (element, x0) = (&self.element, &self.x0);
         let node_value = |i: usize, j: usize, c: usize| -> f64 {
             if j == 0 {
-                if c < 3 { x0[i][c] } else { 0.0 }
+                if c < N { x0[i][c] } else { 0.0 }
             } else {
                 u[Self::dof(ns1, i, j, c)]
             }
         };
+        let mut d = vec![0usize; nd];
         for first in (0..n_el).step_by(chunk) {
             let len = chunk.min(n_el - first);
             buf[..len].par_iter_mut().enumerate().for_each(|(k, out)| {
                 let (et, es) = ((first + k) / nes, (first + k) % nes);
-                let mut q = [0.0; N_DOF];
+                let mut q = [0.0; 48];
+                let q = &mut q[..nd];
                 for a in 0..4 {
-                    for c in 0..6 {
-                        q[6 * a + c] = node_value(es + a % 2, et + a / 2, c);
+                    for c in 0..2 * N {
+                        q[2 * N * a + c] = node_value(es + a % 2, et + a / 2, c);
                     }
                 }
-                out.result = element.residual_into(&q, &mut out.re, want.then_some(&mut out.ke));
+                out.result =
+                    element.residual_into(q, &mut out.re, want.then_some(out.ke.as_mut_slice()));
             });
             for (k, out) in buf[..len].iter().enumerate() {
                 let (et, es) = ((first + k) / nes, (first + k) % nes);
                 out.result?;
-                let d = Self::element_dofs(ns1, es, et);
-                for row in 0..N_DOF {
+                super::numbering::element_dofs::<N>(ns1, es, et, &mut d);
+                for row in 0..nd {
                     if d[row] != SKIP as usize {
                         r[d[row]] += out.re[row];
                     }
@@ -185,7 +196,7 @@ impl<'a, B: InverseBody> Assembly<'a, B> {
         let tip = self.beam.tip_mass();
         // Constant loads: − q ∫S_i ds ∫T_j dt at every node, − f_tip ∫T_j dt at the tip.
         let (q, ft) = (self.beam.load(), self.beam.tip_load());
-        if q != [0.0; 3] || ft != [0.0; 3] {
+        if q != [0.0; N] || ft != [0.0; N] {
             for j in 1..=net {
                 let tj = if j == net { 0.5 * self.ht } else { self.ht };
                 for i in 0..ns1 {
@@ -194,12 +205,12 @@ impl<'a, B: InverseBody> Assembly<'a, B> {
                     } else {
                         self.hs
                     };
-                    for c in 0..3 {
+                    for c in 0..N {
                         let mut f = q[c] * si;
                         if i == ns {
                             f += ft[c];
                         }
-                        r[Self::dof(ns1, i, j, 3 + c)] -= f * tj;
+                        r[Self::dof(ns1, i, j, N + c)] -= f * tj;
                     }
                 }
             }
@@ -210,20 +221,20 @@ impl<'a, B: InverseBody> Assembly<'a, B> {
                 for (lb, &jb) in js.iter().enumerate() {
                     let mab = self.ht / 6.0 * if la == lb { 2.0 } else { 1.0 };
                     let dab = if lb == 1 { 0.5 } else { -0.5 };
-                    for c in 0..3 {
+                    for c in 0..N {
                         // + ∫ N_a M_tip ∂t v(L)
                         if let Some(mt) = tip {
-                            let row = Self::dof(ns1, ns, ja, 3 + c);
+                            let row = Self::dof(ns1, ns, ja, N + c);
                             if row != SKIP as usize {
-                                r[row] += mt[c] * dab * self.node_value(u, ns, jb, 3 + c);
+                                r[row] += mt[c] * dab * self.node_value(u, ns, jb, N + c);
                                 if let (Some(jv), true) = (jac.as_deref_mut(), jb > 0) {
-                                    jv.add(row, Self::dof(ns1, ns, jb, 3 + c), mt[c] * dab);
+                                    jv.add(row, Self::dof(ns1, ns, jb, N + c), mt[c] * dab);
                                 }
                             }
                         }
                         if let Mode::Inverse(_) = self.mode {
                             // − ∫ N_a F  (R2 at s = 0)
-                            let row = Self::dof(ns1, 0, ja, 3 + c);
+                            let row = Self::dof(ns1, 0, ja, N + c);
                             if row != SKIP as usize {
                                 r[row] -= mab * self.f_value(u, jb, c);
                                 if let (Some(jv), true) = (jac.as_deref_mut(), jb > 0) {
@@ -242,14 +253,18 @@ impl<'a, B: InverseBody> Assembly<'a, B> {
                     }
                 }
             }
+            // + ∫ N_a f_tip(x, v, ∂t v) at s = L (2-point Gauss): the nonlinear tip law
+            if B::NONLINEAR_TIP {
+                self.tip_terms(u, et, r, jac.as_deref_mut());
+            }
             // Known functions of time, by 4-point Gauss: − ∫ N_a γ (R3), − ∫ N_a F (forward).
             for (&tau, &w) in self.gauss.points.iter().zip(&self.gauss.weights) {
                 let t = self.t_node(et) + tau * self.ht;
                 let na = [1.0 - tau, tau];
-                let (vals, rows): ([f64; 3], [[usize; 3]; 2]) = match self.mode {
+                let (vals, rows): ([f64; N], [[usize; N]; 2]) = match self.mode {
                     Mode::Inverse(tr) => (
-                        tr.pose(t),
-                        [0, 1].map(|l| [0, 1, 2].map(|c| self.f_dof(js[l], c))),
+                        tr.target(t),
+                        [0, 1].map(|l| std::array::from_fn(|c| self.f_dof(js[l], c))),
                     ),
                     // R2 ⊃ − ∫ N_a F, the same sign as the unknown actuation of inverse mode
                     // (a sign flip here was caught by `tests/beam_cross_check.rs`)
@@ -257,12 +272,13 @@ impl<'a, B: InverseBody> Assembly<'a, B> {
                         let g = f(t);
                         (
                             g,
-                            [0, 1].map(|l| [0, 1, 2].map(|c| Self::dof(ns1, 0, js[l], 3 + c))),
+                            [0, 1]
+                                .map(|l| std::array::from_fn(|c| Self::dof(ns1, 0, js[l], N + c))),
                         )
                     }
                 };
                 for l in 0..2 {
-                    for c in 0..3 {
+                    for c in 0..N {
                         if rows[l][c] != SKIP as usize {
                             r[rows[l][c]] -= w * self.ht * na[l] * vals[c];
                         }
@@ -273,6 +289,55 @@ impl<'a, B: InverseBody> Assembly<'a, B> {
         Ok(())
     }
 
+    /// The nonlinear tip law of time element `et` (2-point Gauss): `+ ∫ T_a f_tip dt` in the
+    /// rows `R2(L, t_a)` and its Jacobian.
+    fn tip_terms(
+        &self,
+        u: &[f64],
+        et: usize,
+        r: &mut [f64],
+        mut jac: Option<&mut (dyn JacobianSink + '_)>,
+    ) {
+        let (ns1, ns) = (self.ns1(), self.mesh.elements_s);
+        let js = [et, et + 1];
+        let val = |j: usize, c: usize| self.node_value(u, ns, j, c);
+        for (&tau, &w) in self.gauss2.points.iter().zip(&self.gauss2.weights) {
+            let tn = [1.0 - tau, tau];
+            let td = [-1.0 / self.ht, 1.0 / self.ht];
+            let x: [f64; N] =
+                std::array::from_fn(|c| tn[0] * val(js[0], c) + tn[1] * val(js[1], c));
+            let v: [f64; N] =
+                std::array::from_fn(|c| tn[0] * val(js[0], N + c) + tn[1] * val(js[1], N + c));
+            let a: [f64; N] =
+                std::array::from_fn(|c| td[0] * val(js[0], N + c) + td[1] * val(js[1], N + c));
+            let ip = self.beam.tip_point(&x, &v, &a, jac.is_some());
+            let wt = w * self.ht;
+            for la in 0..2 {
+                for c in 0..N {
+                    let row = Self::dof(ns1, ns, js[la], N + c);
+                    if row == SKIP as usize {
+                        continue;
+                    }
+                    r[row] += wt * tn[la] * ip.f[c];
+                    if let Some(jv) = jac.as_deref_mut() {
+                        for lb in 0..2 {
+                            if js[lb] == 0 {
+                                continue;
+                            }
+                            for d in 0..N {
+                                let cx = Self::dof(ns1, ns, js[lb], d);
+                                jv.add(row, cx, wt * tn[la] * tn[lb] * ip.jx[c][d]);
+                                let cv = Self::dof(ns1, ns, js[lb], N + d);
+                                let jvd = tn[lb] * ip.jv[c][d] + td[lb] * ip.ja[c][d];
+                                jv.add(row, cv, wt * tn[la] * jvd);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     /// The rest start: `x = x0`, `v = 0` at every node, `F = F(t_start)` (inverse mode), in the
     /// numbering `layout`.
     pub(super) fn initial_guess_in(&self, layout: &impl Layout) -> Vec<f64> {
@@ -280,11 +345,11 @@ impl<'a, B: InverseBody> Assembly<'a, B> {
         for j in 1..=self.mesh.elements_t {
             for i in 0..self.ns1() {
                 let k = layout.node(i, j);
-                u[k..k + 3].copy_from_slice(&self.x0[i]);
+                u[k..k + N].copy_from_slice(&self.x0[i]);
             }
             if let Mode::Inverse(_) = self.mode {
                 let k = layout.force(j);
-                u[k..k + 3].copy_from_slice(&self.f0);
+                u[k..k + N].copy_from_slice(&self.f0);
             }
         }
         u
@@ -299,7 +364,7 @@ impl<'a, B: InverseBody> Assembly<'a, B> {
     /// the numbering `layout` (`F` in inverse mode only).
     pub(super) fn guess_from_in(
         &self,
-        start: &SpaceTimeSolution<B>,
+        start: &SpaceTimeSolution<B, N>,
         layout: &impl Layout,
     ) -> Vec<f64> {
         let mut u = vec![0.0; layout.len()];
@@ -308,19 +373,19 @@ impl<'a, B: InverseBody> Assembly<'a, B> {
             for i in 0..self.ns1() {
                 let (x, v) = start.field_at_cubic(i as f64 * self.hs, t);
                 let k = layout.node(i, j);
-                u[k..k + 3].copy_from_slice(&x);
-                u[k + 3..k + 6].copy_from_slice(&v);
+                u[k..k + N].copy_from_slice(&x);
+                u[k + N..k + 2 * N].copy_from_slice(&v);
             }
             if let Mode::Inverse(_) = self.mode {
                 let k = layout.force(j);
-                u[k..k + 3].copy_from_slice(&start.actuation_at_cubic(t));
+                u[k..k + N].copy_from_slice(&start.actuation_at_cubic(t));
             }
         }
         u
     }
 
     /// [`Self::guess_from_in`] in the global numbering.
-    pub(super) fn guess_from(&self, start: &SpaceTimeSolution<B>) -> Vec<f64> {
+    pub(super) fn guess_from(&self, start: &SpaceTimeSolution<B, N>) -> Vec<f64> {
         self.guess_from_in(start, &self.layout())
     }
 
@@ -330,18 +395,18 @@ impl<'a, B: InverseBody> Assembly<'a, B> {
         u: &[f64],
         layout: &impl Layout,
         newton: NewtonHistory,
-    ) -> SpaceTimeSolution<B> {
+    ) -> SpaceTimeSolution<B, N> {
         let ns1 = self.ns1();
         let nt1 = self.mesh.elements_t + 1;
         let mut x = Vec::with_capacity(crate::resources::reserve(ns1, nt1));
         let mut v = Vec::with_capacity(crate::resources::reserve(ns1, nt1));
         x.extend_from_slice(&self.x0);
-        v.resize(ns1, [0.0; 3]);
+        v.resize(ns1, [0.0; N]);
         for j in 1..nt1 {
             for i in 0..ns1 {
                 let k = layout.node(i, j);
-                x.push([u[k], u[k + 1], u[k + 2]]);
-                v.push([u[k + 3], u[k + 4], u[k + 5]]);
+                x.push(std::array::from_fn(|c| u[k + c]));
+                v.push(std::array::from_fn(|c| u[k + N + c]));
             }
         }
         let t: Vec<f64> = (0..nt1).map(|j| self.t_node(j)).collect();
@@ -349,7 +414,7 @@ impl<'a, B: InverseBody> Assembly<'a, B> {
             Mode::Inverse(_) => std::iter::once(self.f0)
                 .chain((1..nt1).map(|j| {
                     let k = layout.force(j);
-                    [u[k], u[k + 1], u[k + 2]]
+                    std::array::from_fn(|c| u[k + c])
                 }))
                 .collect(),
             Mode::Forward(f) => t.iter().map(|&tj| f(tj)).collect(),
@@ -367,15 +432,15 @@ impl<'a, B: InverseBody> Assembly<'a, B> {
     }
 
     /// [`Self::solution_in`] in the global numbering.
-    pub(super) fn solution(&self, u: &[f64], newton: NewtonHistory) -> SpaceTimeSolution<B> {
+    pub(super) fn solution(&self, u: &[f64], newton: NewtonHistory) -> SpaceTimeSolution<B, N> {
         self.solution_in(u, &self.layout(), newton)
     }
 
     /// `∫ N_j γ dt` for `j = 1..=n_t` (4-point Gauss per time element): the known part of the
     /// servo rows `R3` (inverse mode; zero in forward mode).
-    pub(super) fn servo_integrals(&self) -> Vec<[f64; 3]> {
+    pub(super) fn servo_integrals(&self) -> Vec<[f64; N]> {
         let net = self.mesh.elements_t;
-        let mut out = vec![[0.0; 3]; net];
+        let mut out = vec![[0.0; N]; net];
         let Mode::Inverse(tr) = self.mode else {
             return out;
         };
@@ -383,13 +448,13 @@ impl<'a, B: InverseBody> Assembly<'a, B> {
             for (&tau, &w) in self.gauss.points.iter().zip(&self.gauss.weights) {
                 let t = self.t_node(et) + tau * self.ht;
                 let na = [1.0 - tau, tau];
-                let vals = tr.pose(t);
+                let vals = tr.target(t);
                 for l in 0..2 {
                     let j = et + l;
                     if j == 0 {
                         continue;
                     }
-                    for c in 0..3 {
+                    for c in 0..N {
                         out[j - 1][c] += w * self.ht * na[l] * vals[c];
                     }
                 }
@@ -399,9 +464,10 @@ impl<'a, B: InverseBody> Assembly<'a, B> {
     }
 
     /// The problem as the streamed sideways elimination sees it (inverse mode).
-    pub(super) fn sideways_problem(&self) -> Problem<'_, B::Law> {
+    pub(super) fn sideways_problem(&self) -> Problem<'_, B, N> {
         use crate::inverse::element::PointLaw;
         Problem {
+            body: &self.beam,
             element: &self.element,
             ns: self.mesh.elements_s,
             nt: self.mesh.elements_t,
@@ -410,7 +476,7 @@ impl<'a, B: InverseBody> Assembly<'a, B> {
             inertia: self.element.law().inertia(),
             load: self.beam.load(),
             tip_load: self.beam.tip_load(),
-            tip_mass: self.beam.tip_mass().unwrap_or([0.0; 3]),
+            tip_mass: self.beam.tip_mass().unwrap_or([0.0; N]),
             x0: &self.x0,
             f0: self.f0,
             gamma: self.servo_integrals(),
@@ -418,8 +484,8 @@ impl<'a, B: InverseBody> Assembly<'a, B> {
     }
 }
 
-/// Where a node's `(x, v)` (6 contiguous values) and a time node's `F` (3) sit in a vector of
-/// unknowns.
+/// Where a node's `(x, v)` (`2N` contiguous values) and a time node's `F` (`N`) sit in a
+/// vector of unknowns.
 pub(super) trait Layout {
     /// First index of `(x, v)` at node `(i, j)`, `j ≥ 1`.
     fn node(&self, i: usize, j: usize) -> usize;
@@ -429,7 +495,7 @@ pub(super) trait Layout {
     fn len(&self) -> usize;
 }
 
-impl<L: crate::inverse::element::PointLaw> Layout for Sideways<'_, L> {
+impl<B: InverseBody<N>, const N: usize> Layout for Sideways<'_, B, N> {
     fn node(&self, i: usize, j: usize) -> usize {
         self.dof(i, j)
     }

@@ -6,15 +6,14 @@ use super::assembly::Assembly;
 use super::{InverseError, LinearSolverKind};
 use crate::discretize::pattern::{CscPattern, SKIP};
 use crate::error::SolveError;
-use crate::inverse::element::N_DOF;
 use crate::solve::linear::SparseLu;
 
 /// Where the assembler puts Jacobian entries (global numbering of [`Assembly`]).
 pub(super) trait JacobianSink {
     /// Zeroes the stored entries.
     fn clear(&mut self);
-    /// Adds element `(es, et)`'s matrix.
-    fn add_element(&mut self, es: usize, et: usize, ke: &[[f64; N_DOF]; N_DOF]);
+    /// Adds element `(es, et)`'s matrix (row-major, `8N × 8N`).
+    fn add_element(&mut self, es: usize, et: usize, ke: &[f64]);
     /// Adds `v` to entry `(row, col)` (neither is `SKIP`).
     fn add(&mut self, row: usize, col: usize, v: f64);
 }
@@ -32,27 +31,36 @@ pub(super) trait LinearStage: JacobianSink {
 /// General sparse storage and faer's sparse LU (symbolic analysis once per mesh).
 pub(super) struct CscStage {
     pattern: CscPattern,
-    /// Element entry positions, `N_DOF²` per element.
+    /// Element entry positions, `(8N)²` per element.
     el_pos: Vec<u32>,
+    /// Local dofs of an element, `8N`.
+    nd: usize,
     elements_s: usize,
     values: Vec<f64>,
     lu: SparseLu,
 }
 
 impl CscStage {
-    pub(super) fn new<B: crate::inverse::body::InverseBody>(
-        asm: &Assembly<'_, B>,
+    pub(super) fn new<B: crate::inverse::body::InverseBody<N>, const N: usize>(
+        asm: &Assembly<'_, B, N>,
     ) -> Result<Self, InverseError> {
         let mut bnd = Vec::new();
         asm.boundary_entries(&mut bnd);
         let ns1 = asm.ns1();
+        let nd = 8 * N;
         let (nes, net) = (asm.mesh.elements_s, asm.mesh.elements_t);
+        let dofs = move |es: usize, et: usize| {
+            let mut d = vec![0usize; nd];
+            super::numbering::element_dofs::<N>(ns1, es, et, &mut d);
+            d
+        };
         let el_entries = || {
             (0..net).flat_map(move |et| {
                 (0..nes).flat_map(move |es| {
-                    let d = super::numbering::element_dofs(ns1, es, et);
-                    (0..N_DOF).flat_map(move |r| {
-                        (0..N_DOF).filter_map(move |c| {
+                    let d = dofs(es, et);
+                    (0..nd).flat_map(move |r| {
+                        let d = d.clone();
+                        (0..nd).filter_map(move |c| {
                             (d[r] != SKIP as usize && d[c] != SKIP as usize).then_some((d[r], d[c]))
                         })
                     })
@@ -60,15 +68,13 @@ impl CscStage {
             })
         };
         let pattern = CscPattern::from_entries(asm.n, || el_entries().chain(bnd.iter().copied()));
-        let mut el_pos = Vec::with_capacity(crate::resources::reserve(
-            nes.saturating_mul(net),
-            N_DOF * N_DOF,
-        ));
+        let mut el_pos =
+            Vec::with_capacity(crate::resources::reserve(nes.saturating_mul(net), nd * nd));
         for et in 0..net {
             for es in 0..nes {
-                let d = super::numbering::element_dofs(ns1, es, et);
-                for r in 0..N_DOF {
-                    for c in 0..N_DOF {
+                let d = dofs(es, et);
+                for r in 0..nd {
+                    for c in 0..nd {
                         el_pos.push(if d[r] == SKIP as usize || d[c] == SKIP as usize {
                             SKIP
                         } else {
@@ -83,6 +89,7 @@ impl CscStage {
             values: vec![0.0; pattern.nnz()],
             pattern,
             el_pos,
+            nd,
             elements_s: nes,
             lu,
         })
@@ -94,14 +101,13 @@ impl JacobianSink for CscStage {
         self.values.fill(0.0);
     }
 
-    fn add_element(&mut self, es: usize, et: usize, ke: &[[f64; N_DOF]; N_DOF]) {
-        let base = (et * self.elements_s + es) * N_DOF * N_DOF;
-        for (row, ke_row) in ke.iter().enumerate() {
-            let pos = &self.el_pos[base + row * N_DOF..base + (row + 1) * N_DOF];
-            for (p, v) in pos.iter().zip(ke_row) {
-                if *p != SKIP {
-                    self.values[*p as usize] += v;
-                }
+    fn add_element(&mut self, es: usize, et: usize, ke: &[f64]) {
+        let nd2 = self.nd * self.nd;
+        let base = (et * self.elements_s + es) * nd2;
+        let pos = &self.el_pos[base..base + nd2];
+        for (p, v) in pos.iter().zip(ke) {
+            if *p != SKIP {
+                self.values[*p as usize] += v;
             }
         }
     }
@@ -130,8 +136,8 @@ impl LinearStage for CscStage {
 
 /// The linear stage of an inverse solve with a stored Jacobian (sparse LU; the sideways
 /// elimination is streamed, [`crate::inverse::sideways`]).
-pub(super) fn inverse_stage<B: crate::inverse::body::InverseBody>(
-    asm: &Assembly<'_, B>,
+pub(super) fn inverse_stage<B: crate::inverse::body::InverseBody<N>, const N: usize>(
+    asm: &Assembly<'_, B, N>,
 ) -> Result<CscStage, InverseError> {
     CscStage::new(asm)
 }

@@ -19,7 +19,7 @@
 //! One bilinear element per space-time rectangle of a uniform `n_s × n_t` grid; `x`, `v` and `F`
 //! are continuous and piecewise (bi)linear; the test functions are those of the trial spaces
 //! that vanish at `t = 0` (`[I]` Eq. 34's `W1`, `W2`). Unknowns: `(x, v)` at every node with
-//! `t > 0` (6 per node), and in inverse mode `F` at every time node `t > 0` (3 per node);
+//! `t > 0` (`2N` per node), and in inverse mode `F` at every time node `t > 0` (`N` per node);
 //! equations: `R1`, `R2` per node with `t > 0`, and `R3` per time node `t > 0`: the system is
 //! square. `F(t_0)` follows from the initial state.
 //!
@@ -48,7 +48,7 @@ pub use solution::{SpaceTimeSolution, interpolate};
 
 use super::element::ElementError;
 use super::mesh_ratio::{self, MeshRatioError};
-use super::trajectory::TipTrajectory;
+use super::trajectory::{Planar, ServoPath, TipTrajectory};
 use crate::beam::section::{ConstitutiveLaw, SectionProperties};
 use crate::error::{InputError, SolveError};
 use crate::inverse::body::InverseBody;
@@ -358,8 +358,8 @@ pub(crate) fn validate_mesh(mesh: &SpaceTimeMesh) -> Result<(), InverseError> {
     Ok(())
 }
 
-/// Solves the inverse problem `[I]` Eq. 1-5 by the space-time FEM of Eq. 31-34: the actuation
-/// at `s = 0` and the motion such that `x(L, t) = γ(t)`.
+/// Solves the inverse problem `[I]` Eq. 1-5 by the space-time FEM of Eq. 31-34 for the planar
+/// beam: the actuation at `s = 0` and the motion such that `x(L, t) = γ(t)`.
 ///
 /// Checks, before any solve: the beam data, the mesh-ratio condition
 /// ([`mesh_ratio::check`]), and that `γ` starts at the tip's initial pose.
@@ -390,7 +390,7 @@ pub fn solve_inverse_from(
     start: SpaceTimeSolution,
 ) -> Result<SpaceTimeSolution, InverseError> {
     check_inverse(beam, mesh, trajectory)?;
-    solve_inverse_started(beam, mesh, trajectory, settings, Some(start))
+    solve_inverse_started(beam, mesh, &Planar(trajectory), settings, Some(start))
 }
 
 /// The checks of [`solve_inverse`].
@@ -433,18 +433,18 @@ pub fn solve_inverse_unchecked(
     trajectory: &dyn TipTrajectory,
     settings: &NewtonSettings,
 ) -> Result<SpaceTimeSolution, InverseError> {
-    solve_inverse_started(beam, mesh, trajectory, settings, None)
+    solve_inverse_started(beam, mesh, &Planar(trajectory), settings, None)
 }
 
 /// The space-time FEM for any [`InverseBody`] (the beam's and the string's solvers call it
 /// after their own checks), Newton started from the rest state or from `start`.
-pub(crate) fn solve_inverse_started<B: InverseBody>(
+pub(crate) fn solve_inverse_started<B: InverseBody<N>, const N: usize>(
     beam: &B,
     mesh: &SpaceTimeMesh,
-    trajectory: &dyn TipTrajectory,
+    trajectory: &dyn ServoPath<N>,
     settings: &NewtonSettings,
-    start: Option<SpaceTimeSolution<B>>,
-) -> Result<SpaceTimeSolution<B>, InverseError> {
+    start: Option<SpaceTimeSolution<B, N>>,
+) -> Result<SpaceTimeSolution<B, N>, InverseError> {
     validate_mesh(mesh)?;
     let asm = Assembly::new(*beam, *mesh, Mode::Inverse(trajectory))?;
     let given = start.is_some();
@@ -483,13 +483,13 @@ pub(crate) fn solve_inverse_started<B: InverseBody>(
 /// (interpolated like [`solve_inverse_from`]). With `F` the piecewise-linear interpolant of an
 /// inverse solution's nodal actuation, the inverse solution satisfies every equation of this
 /// system: the forward solve on the same mesh gives it back to the Newton tolerance.
-pub fn solve_forward_body<B: InverseBody>(
+pub fn solve_forward_body<B: InverseBody<N>, const N: usize>(
     body: &B,
     mesh: &SpaceTimeMesh,
-    actuation: ActuationFn<'_>,
+    actuation: ActuationFn<'_, N>,
     settings: &NewtonSettings,
-    start: Option<&SpaceTimeSolution<B>>,
-) -> Result<SpaceTimeSolution<B>, InverseError> {
+    start: Option<&SpaceTimeSolution<B, N>>,
+) -> Result<SpaceTimeSolution<B, N>, InverseError> {
     validate_mesh(mesh)?;
     let asm = Assembly::new(*body, *mesh, Mode::Forward(actuation))?;
     // Forward mode has no servo rows to start a sideways march: general sparse LU.

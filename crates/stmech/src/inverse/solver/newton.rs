@@ -6,20 +6,20 @@ use super::linear::{JacobianSink, LinearStage};
 use super::{InverseError, LinearSolverKind, NewtonHistory, NewtonSettings};
 use crate::discretize::pattern::SKIP;
 use crate::inverse::body::InverseBody;
-use crate::inverse::element::{ElementError, N_DOF, SpaceTimeElement};
+use crate::inverse::element::{ElementError, SpaceTimeElement};
 use crate::inverse::sideways::{PassError, Sideways};
 use std::time::Instant;
 
 /// Forward mode with a non-zero initial velocity: the prescribed `v(·, t_start)` enters the
 /// element residuals through the `t = 0` nodes. Implemented by shifting the unknowns: the
 /// assembler treats `v(·, 0) = 0`, so the known initial velocity is added as a correction.
-pub(super) struct WithVelocity<'a, B: InverseBody> {
-    pub(super) inner: Assembly<'a, B>,
-    pub(super) v0: Vec<[f64; 3]>,
+pub(super) struct WithVelocity<'a, B: InverseBody<N>, const N: usize> {
+    pub(super) inner: Assembly<'a, B, N>,
+    pub(super) v0: Vec<[f64; N]>,
 }
 
-pub(super) fn newton_v<B: InverseBody>(
-    asm: &WithVelocity<'_, B>,
+pub(super) fn newton_v<B: InverseBody<N>, const N: usize>(
+    asm: &WithVelocity<'_, B, N>,
     stage: &mut dyn LinearStage,
     settings: &NewtonSettings,
 ) -> Result<(Vec<f64>, NewtonHistory), InverseError> {
@@ -43,12 +43,12 @@ pub(super) trait Assemble {
     ) -> Result<(), ElementError>;
 }
 
-struct AssemblyV<'b, 'a, B: InverseBody> {
-    a: &'b Assembly<'a, B>,
-    v0: &'b [[f64; 3]],
+struct AssemblyV<'b, 'a, B: InverseBody<N>, const N: usize> {
+    a: &'b Assembly<'a, B, N>,
+    v0: &'b [[f64; N]],
 }
 
-impl<B: InverseBody> Assemble for AssemblyV<'_, '_, B> {
+impl<B: InverseBody<N>, const N: usize> Assemble for AssemblyV<'_, '_, B, N> {
     fn assemble(
         &self,
         u: &[f64],
@@ -60,25 +60,27 @@ impl<B: InverseBody> Assemble for AssemblyV<'_, '_, B> {
         // correction is the element residual of a state with only v(·, 0) = v0 non-zero,
         // minus its stiffness part (which does not depend on v).
         let ns1 = self.a.ns1();
-        let mut q = [0.0; N_DOF];
-        let mut q_ref = [0.0; N_DOF];
-        let (mut re, mut re_ref) = ([0.0; N_DOF], [0.0; N_DOF]);
+        let nd = 8 * N;
+        let mut q = vec![0.0; nd];
+        let mut q_ref = vec![0.0; nd];
+        let (mut re, mut re_ref) = (vec![0.0; nd], vec![0.0; nd]);
+        let mut d = vec![0usize; nd];
         for es in 0..self.a.mesh.elements_s {
             for a in 0..4 {
-                for c in 0..6 {
-                    q[6 * a + c] = self.a.node_value(u, es + a % 2, a / 2, c);
+                for c in 0..2 * N {
+                    q[2 * N * a + c] = self.a.node_value(u, es + a % 2, a / 2, c);
                 }
             }
             q_ref.copy_from_slice(&q);
             for a in 0..2 {
-                for c in 0..3 {
-                    q[6 * a + 3 + c] = self.v0[es + a][c];
+                for c in 0..N {
+                    q[2 * N * a + N + c] = self.v0[es + a][c];
                 }
             }
             self.a.element.residual_into(&q, &mut re, None)?;
             self.a.element.residual_into(&q_ref, &mut re_ref, None)?;
-            let d = super::numbering::element_dofs(ns1, es, 0);
-            for row in 0..N_DOF {
+            super::numbering::element_dofs::<N>(ns1, es, 0, &mut d);
+            for row in 0..nd {
                 if d[row] != SKIP as usize {
                     r[d[row]] += re[row] - re_ref[row];
                 }
@@ -87,8 +89,8 @@ impl<B: InverseBody> Assemble for AssemblyV<'_, '_, B> {
         if let Some(mt) = self.a.beam.tip_mass() {
             // + ∫ N_1 M ∂t v(L) over the first time element: the v(L, 0) part is −½ M v0.
             let ns = self.a.mesh.elements_s;
-            for c in 0..3 {
-                let row = super::numbering::dof(ns1, ns, 1, 3 + c);
+            for c in 0..N {
+                let row = super::numbering::dof::<N>(ns1, ns, 1, N + c);
                 r[row] -= 0.5 * mt[c] * self.v0[ns][c];
             }
         }
@@ -96,7 +98,7 @@ impl<B: InverseBody> Assemble for AssemblyV<'_, '_, B> {
     }
 }
 
-impl<B: InverseBody> Assemble for Assembly<'_, B> {
+impl<B: InverseBody<N>, const N: usize> Assemble for Assembly<'_, B, N> {
     fn assemble(
         &self,
         u: &[f64],
@@ -178,8 +180,8 @@ fn max_abs(r: &[f64]) -> f64 {
 /// the quadratic prediction with a margin, below the tolerance after a full step). Same stopping rule, step halving and failures as
 /// [`newton_generic`]. Vectors: the iterate and two updates (the last one, kept for step
 /// halving, and the one being computed).
-pub(super) fn newton_sideways<L: crate::inverse::element::PointLaw>(
-    sw: &mut Sideways<'_, L>,
+pub(super) fn newton_sideways<B: InverseBody<N>, const N: usize>(
+    sw: &mut Sideways<'_, B, N>,
     settings: &NewtonSettings,
     mut u: Vec<f64>,
 ) -> Result<(Vec<f64>, NewtonHistory), InverseError> {

@@ -10,7 +10,7 @@ use crate::inverse::mesh_ratio::MeshRatio;
 /// The discrete space-time solution on the grid, for the body `B` (the planar beam by
 /// default; the string of issue 17 is [`crate::string::StringModel`]).
 #[derive(Clone, Debug)]
-pub struct SpaceTimeSolution<B = BeamModel> {
+pub struct SpaceTimeSolution<B = BeamModel, const N: usize = 3> {
     /// The model solved (the beam, or the string: the field keeps its historical name).
     pub beam: B,
     /// The mesh.
@@ -19,31 +19,33 @@ pub struct SpaceTimeSolution<B = BeamModel> {
     pub s: Vec<f64>,
     /// Time nodes `t_j` (s).
     pub t: Vec<f64>,
-    /// `x = (r1, r2, θ)` at node `(i, j)`, index `j (n_s + 1) + i`.
-    pub x: Vec<[f64; 3]>,
+    /// `x` at node `(i, j)` (planar beam: `(r1, r2, θ)`), index `j (n_s + 1) + i`.
+    pub x: Vec<[f64; N]>,
     /// `v = ∂t x` at node `(i, j)` (the Galerkin velocity field).
-    pub v: Vec<[f64; 3]>,
-    /// Actuation `F = (f_x, f_y, m)` applied to the beam at `s = 0` per time node (N, N, N·m),
-    /// global frame (`F = −f` of `[I]` Eq. 3).
-    pub actuation: Vec<[f64; 3]>,
+    pub v: Vec<[f64; N]>,
+    /// Actuation `F` applied to the body at `s = 0` per time node, global frame (`F = −f` of
+    /// `[I]` Eq. 3); planar beam: `(f_x, f_y, m)` in N, N, N·m. For the spatial beam the
+    /// generalised force conjugate to `x` (its moment part `Tᵀ m`:
+    /// [`crate::inverse::spatial`] converts it).
+    pub actuation: Vec<[f64; N]>,
     /// Newton history.
     pub newton: NewtonHistory,
 }
 
-impl<B: InverseBody> SpaceTimeSolution<B> {
+impl<B: InverseBody<N>, const N: usize> SpaceTimeSolution<B, N> {
     /// `x` at space node `i`, time node `j`.
-    pub fn x_at(&self, i: usize, j: usize) -> [f64; 3] {
+    pub fn x_at(&self, i: usize, j: usize) -> [f64; N] {
         self.x[j * (self.mesh.elements_s + 1) + i]
     }
 
     /// `v` at space node `i`, time node `j`.
-    pub fn v_at(&self, i: usize, j: usize) -> [f64; 3] {
+    pub fn v_at(&self, i: usize, j: usize) -> [f64; N] {
         self.v[j * (self.mesh.elements_s + 1) + i]
     }
 
     /// `(x, v)` at `(s, t)`, bilinear in the element that contains it (the nearest one
     /// outside the domain).
-    pub fn field_at(&self, s: f64, t: f64) -> ([f64; 3], [f64; 3]) {
+    pub fn field_at(&self, s: f64, t: f64) -> ([f64; N], [f64; N]) {
         let cell = |z: f64, z0: f64, h: f64, n: usize| {
             let k = (((z - z0) / h).floor().max(0.0) as usize).min(n - 1);
             (k, ((z - z0 - k as f64 * h) / h).clamp(0.0, 1.0))
@@ -52,10 +54,10 @@ impl<B: InverseBody> SpaceTimeSolution<B> {
         let (j, b) = cell(t, self.mesh.t_start, self.mesh.ht(), self.mesh.elements_t);
         let w = [(1.0 - a) * (1.0 - b), a * (1.0 - b), (1.0 - a) * b, a * b];
         let nodes = [(i, j), (i + 1, j), (i, j + 1), (i + 1, j + 1)];
-        let (mut x, mut v) = ([0.0; 3], [0.0; 3]);
+        let (mut x, mut v) = ([0.0; N], [0.0; N]);
         for (&(ii, jj), &wk) in nodes.iter().zip(&w) {
             let (xn, vn) = (self.x_at(ii, jj), self.v_at(ii, jj));
-            for c in 0..3 {
+            for c in 0..N {
                 x[c] += wk * xn[c];
                 v[c] += wk * vn[c];
             }
@@ -69,19 +71,19 @@ impl<B: InverseBody> SpaceTimeSolution<B> {
     /// bicubic fields; smooth fields are interpolated to `O(h⁴)` (bilinear: `O(h²)`), which is
     /// what a Newton start on a finer mesh needs: the residual sees second differences of
     /// the interpolation error.
-    pub fn field_at_cubic(&self, s: f64, t: f64) -> ([f64; 3], [f64; 3]) {
+    pub fn field_at_cubic(&self, s: f64, t: f64) -> ([f64; N], [f64; N]) {
         let (ns, nt) = (self.mesh.elements_s, self.mesh.elements_t);
         if ns < 3 || nt < 3 {
             return self.field_at(s, t);
         }
         let (i0, ws) = cubic_stencil(s / self.hs(), ns);
         let (j0, wt) = cubic_stencil((t - self.mesh.t_start) / self.mesh.ht(), nt);
-        let (mut x, mut v) = ([0.0; 3], [0.0; 3]);
+        let (mut x, mut v) = ([0.0; N], [0.0; N]);
         for (b, wb) in wt.iter().enumerate() {
             for (a, wa) in ws.iter().enumerate() {
                 let w = wa * wb;
                 let (xn, vn) = (self.x_at(i0 + a, j0 + b), self.v_at(i0 + a, j0 + b));
-                for c in 0..3 {
+                for c in 0..N {
                     x[c] += w * xn[c];
                     v[c] += w * vn[c];
                 }
@@ -92,15 +94,15 @@ impl<B: InverseBody> SpaceTimeSolution<B> {
 
     /// The actuation at `t` by cubic Lagrange interpolation in time (see
     /// [`Self::field_at_cubic`]; linear, [`Self::actuation_at`], with fewer than 3 elements).
-    pub fn actuation_at_cubic(&self, t: f64) -> [f64; 3] {
+    pub fn actuation_at_cubic(&self, t: f64) -> [f64; N] {
         let nt = self.mesh.elements_t;
         if nt < 3 {
             return self.actuation_at(t);
         }
         let (j0, w) = cubic_stencil((t - self.mesh.t_start) / self.mesh.ht(), nt);
-        let mut f = [0.0; 3];
+        let mut f = [0.0; N];
         for (b, wb) in w.iter().enumerate() {
-            for c in 0..3 {
+            for c in 0..N {
                 f[c] += wb * self.actuation[j0 + b][c];
             }
         }
@@ -108,18 +110,18 @@ impl<B: InverseBody> SpaceTimeSolution<B> {
     }
 
     /// Tip pose `x(L, t_j)`.
-    pub fn tip(&self, j: usize) -> [f64; 3] {
+    pub fn tip(&self, j: usize) -> [f64; N] {
         self.x_at(self.mesh.elements_s, j)
     }
 
     /// The actuation as a function of time: the piecewise linear finite element interpolant
     /// (constant outside the time domain). This is what a forward solver should apply.
-    pub fn actuation_at(&self, t: f64) -> [f64; 3] {
+    pub fn actuation_at(&self, t: f64) -> [f64; N] {
         interpolate(&self.t, &self.actuation, t)
     }
 
     /// `(t_j, F_j)` samples of the actuation.
-    pub fn actuation_samples(&self) -> Vec<(f64, [f64; 3])> {
+    pub fn actuation_samples(&self) -> Vec<(f64, [f64; N])> {
         self.t
             .iter()
             .copied()
@@ -152,7 +154,7 @@ impl SpaceTimeSolution<BeamModel> {
             for c in 0..3 {
                 e += 0.5 * a[c] * hs / 3.0 * (va[c] * va[c] + va[c] * vb[c] + vb[c] * vb[c]);
             }
-            e += el.strain_energy(hs, self.x_at(i, j), self.x_at(i + 1, j));
+            e += el.strain_energy(hs, &self.x_at(i, j), &self.x_at(i + 1, j));
         }
         if let TipLaw::Mass { mass, inertia } = self.beam.tip {
             let v = self.v_at(self.mesh.elements_s, j);
@@ -224,7 +226,7 @@ impl SpaceTimeSolution<BeamModel> {
 }
 
 /// Piecewise linear interpolation of `y` over increasing `t`, constant outside.
-pub fn interpolate(t: &[f64], y: &[[f64; 3]], at: f64) -> [f64; 3] {
+pub fn interpolate<const N: usize>(t: &[f64], y: &[[f64; N]], at: f64) -> [f64; N] {
     let n = t.len();
     if at <= t[0] {
         return y[0];
@@ -234,7 +236,7 @@ pub fn interpolate(t: &[f64], y: &[[f64; 3]], at: f64) -> [f64; 3] {
     }
     let k = t.partition_point(|&x| x <= at) - 1;
     let w = (at - t[k]) / (t[k + 1] - t[k]);
-    [0, 1, 2].map(|c| (1.0 - w) * y[k][c] + w * y[k + 1][c])
+    std::array::from_fn(|c| (1.0 - w) * y[k][c] + w * y[k + 1][c])
 }
 
 /// First node and weights of the 4-point Lagrange stencil at position `u` (in steps) on nodes

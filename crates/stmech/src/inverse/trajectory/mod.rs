@@ -38,6 +38,23 @@ pub trait TipTrajectory: std::fmt::Debug + Send + Sync {
     }
 }
 
+/// The target of the servo constraint `x(L, t) = γ(t)` of a body with `N` unknowns per point
+/// (the space-time solver's view of a trajectory).
+pub trait ServoPath<const N: usize>: std::fmt::Debug + Send + Sync {
+    /// `γ(t)`.
+    fn target(&self, t: f64) -> [f64; N];
+}
+
+/// A tip trajectory of the planar beam or a payload path of the string as a servo path.
+#[derive(Debug, Clone, Copy)]
+pub struct Planar<'a>(pub &'a dyn TipTrajectory);
+
+impl ServoPath<3> for Planar<'_> {
+    fn target(&self, t: f64) -> [f64; 3] {
+        self.0.pose(t)
+    }
+}
+
 /// The rest-to-rest profile `σ(t)` of `[I]` Eq. 35 (see the module docs).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct RestToRestProfile {
