@@ -5,6 +5,7 @@
 //! the other; `_t` marks a time derivative.
 
 pub mod dual;
+pub mod eigen;
 pub mod rotation;
 pub mod so3;
 

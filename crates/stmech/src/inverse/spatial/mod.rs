@@ -4,10 +4,24 @@
 //!
 //! * [`model`]: the arm, a straight spatial beam of the one model's section law
 //!   ([`crate::model::director_beam::Section`]) with an optional rigid body welded to its tip;
+//! * [`law`]: the Simo–Reissner point law in the rotation vector (`x = (r, ψ)`), the element's
+//!   stresses, Hessian and nonlinear rotary inertia;
+//! * [`body`]: the arm as a body of the generic space-time inverse solver (rest state, the tip
+//!   body's inertia as its tip law);
+//! * [`servo`]: the prescribed tip pose as the servo target `(r, ψ)`, and a welded body's pose
+//!   as the tip's;
+//! * [`solve`]: checks (wave speeds, mesh ratio, start pose), the space-time FEM solve and the
+//!   physical outputs;
 //! * [`closed_loop`]: the computed actuation replayed in the one model's forward director
 //!   beam (a different discretisation) and the tip's deviation from the path.
 
+pub mod body;
 pub mod closed_loop;
+pub mod law;
 pub mod model;
+pub mod servo;
+pub mod solve;
 
 pub use model::SpatialBeam;
+pub use servo::{BodyToTip, PoseServo};
+pub use solve::{WaveSpeeds, solve_space_time, wave_speeds};

@@ -1,0 +1,215 @@
+//! The spatial inverse problem by the space-time finite element method: the checks before
+//! solving (data, start pose, wave speeds and the mesh ratio), the solve on the generic
+//! space-time solver ([`crate::inverse::solver`], streamed sideways elimination), and the
+//! physical quantities of the solution (frames, the actuating force and moment, energy).
+//!
+//! # Wave speeds
+//! At rest the six characteristic speeds are `c² = λ` of the generalised eigenproblem
+//! `C e = λ diag(ρA, ρA, ρA, J0) e` in the director frame ([`wave_speeds`]): for a diagonal
+//! `C` shear `sqrt(GA_α/ρA)`, axial `sqrt(EA/ρA)`, bending `sqrt(EI1/E22)`, `sqrt(EI2/E11)`,
+//! torsion `sqrt(GJ/(E11 + E22))`. The sideways condition `h_s ≤ 2 c h_t`
+//! ([`crate::inverse::mesh_ratio`]) must hold for every family, so the *slowest* binds it;
+//! the slowest also sets the pre- and post-actuation `L/c_min`.
+
+use super::SpatialBeam;
+use super::law::{SpatialPointLaw, section_rotary_inertia};
+use super::servo::PoseServo;
+use crate::inverse::element::PointLaw;
+use crate::inverse::mesh_ratio::{self, MeshRatioError};
+use crate::inverse::solver::{
+    InverseError, NewtonSettings, SpaceTimeMesh, SpaceTimeSolution, solve_inverse_started,
+    validate_mesh,
+};
+use crate::inverse::trajectory::TrajectoryError;
+use crate::inverse::trajectory::pose::PoseTrajectory;
+use crate::math::Vec3;
+use crate::math::so3::Rotation;
+use crate::model::director_beam::section::Section;
+
+/// The names of the six wave families, in the order of the strain components they carry.
+pub const FAMILY_NAMES: [&str; 6] = [
+    "shear along d1",
+    "shear along d2",
+    "axial",
+    "bending about d1",
+    "bending about d2",
+    "torsion",
+];
+
+/// The six wave speeds at rest, ascending, with the family of each (module docs).
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
+pub struct WaveSpeeds {
+    /// Speeds `c_k` (m/s), ascending.
+    pub speeds: [f64; 6],
+    /// The family of each speed ([`FAMILY_NAMES`]: the strain component its mode moves most).
+    pub families: [&'static str; 6],
+}
+
+impl WaveSpeeds {
+    /// The slowest speed (m/s).
+    pub fn min(&self) -> f64 {
+        self.speeds[0]
+    }
+    /// The fastest speed (m/s).
+    pub fn max(&self) -> f64 {
+        self.speeds[5]
+    }
+}
+
+/// The wave speeds of `section` at rest (module docs).
+pub fn wave_speeds(section: &Section) -> WaveSpeeds {
+    let j0 = section_rotary_inertia(section);
+    let mut m = [[0.0; 6]; 6];
+    for k in 0..3 {
+        m[k][k] = section.rho_a();
+        for l in 0..3 {
+            m[3 + k][3 + l] = j0[k][l];
+        }
+    }
+    let (lam, modes) = crate::math::eigen::generalized(section.stiffness(), &m)
+        .expect("a validated section has a positive definite inertia");
+    let families = std::array::from_fn(|k| {
+        let e = &modes[k];
+        // the component with the largest share of the mode's kinetic energy
+        let share = |i: usize| e[i] * (0..6).map(|j| m[i][j] * e[j]).sum::<f64>();
+        let best = (0..6)
+            .max_by(|&a, &b| share(a).abs().total_cmp(&share(b).abs()))
+            .unwrap_or(0);
+        FAMILY_NAMES[best]
+    });
+    WaveSpeeds {
+        speeds: lam.map(|l| l.max(0.0).sqrt()),
+        families,
+    }
+}
+
+/// The sideways condition `μ = h_s/(c_min h_t) ≤ 2` for the slowest family (module docs).
+/// Returns `μ`.
+pub fn check_mesh_ratio(beam: &SpatialBeam, mesh: &SpaceTimeMesh) -> Result<f64, MeshRatioError> {
+    let w = wave_speeds(&beam.section);
+    mesh_ratio::check_speed(
+        w.min(),
+        w.families[0],
+        beam.length,
+        mesh.t_end - mesh.t_start,
+        mesh.elements_s,
+        mesh.elements_t,
+    )
+}
+
+/// Time elements for `elements_s` space elements at the sideways Courant number 1 of the
+/// slowest family.
+pub fn auto_elements_t(beam: &SpatialBeam, duration: f64, elements_s: usize) -> usize {
+    mesh_ratio::auto_elements_t_for_speed(
+        wave_speeds(&beam.section).min(),
+        beam.length,
+        duration,
+        elements_s,
+    )
+}
+
+/// Largest deviation of the prescribed pose at `time.start` from the tip's rest pose (position
+/// relative to `1 + L`, frame entries).
+pub const START_POSE_TOLERANCE: f64 = 1e-9;
+
+/// Checks that the path starts at the tip's rest pose (position and frame): the beam starts at
+/// rest, so the servo constraint would otherwise demand a jump.
+pub fn check_start_pose(
+    beam: &SpatialBeam,
+    path: &dyn PoseTrajectory,
+    t_start: f64,
+) -> Result<(), TrajectoryError> {
+    let st = path.state(t_start);
+    let r0 = beam.rest_position(beam.length);
+    let dp = (0..3).fold(0.0f64, |m, k| m.max((st.pose.position[k] - r0[k]).abs()));
+    let df = (0..3).fold(0.0f64, |m, k| {
+        (0..3).fold(m, |m, a| {
+            m.max((st.pose.directors[k][a] - beam.frame[k][a]).abs())
+        })
+    });
+    if dp <= START_POSE_TOLERANCE * (1.0 + beam.length) && df <= START_POSE_TOLERANCE {
+        return Ok(());
+    }
+    Err(TrajectoryError::Data {
+        path: "of the tip".into(),
+        message: format!(
+            "the pose at time.start is not the tip's rest pose: position {:?} vs {r0:?} m \
+             (deviation {dp:.3e}), frame deviation {df:.3e}; the beam starts at rest, so the \
+             servo constraint would demand a jump: start the path at the tip's rest pose \
+             (position base + L d3, directors of the beam)",
+            st.pose.position
+        ),
+    })
+}
+
+/// A mesh with `elements_s` space elements and the time step of [`auto_elements_t`].
+pub fn auto_mesh(beam: &SpatialBeam, t_start: f64, t_end: f64, elements_s: usize) -> SpaceTimeMesh {
+    SpaceTimeMesh {
+        t_start,
+        t_end,
+        elements_s,
+        elements_t: auto_elements_t(beam, t_end - t_start, elements_s),
+    }
+}
+
+/// The spatial inverse problem by the space-time FEM: the force and moment at `s = 0` such that
+/// the tip pose follows `path`. Checks before solving: the beam data, the mesh, the mesh ratio
+/// of the slowest family, the start pose and the rotation range of the path.
+pub fn solve_space_time(
+    beam: &SpatialBeam,
+    mesh: &SpaceTimeMesh,
+    path: &dyn PoseTrajectory,
+    settings: &NewtonSettings,
+) -> Result<SpaceTimeSolution<SpatialBeam, 6>, InverseError> {
+    beam.validate("beam")?;
+    validate_mesh(mesh)?;
+    check_mesh_ratio(beam, mesh)?;
+    check_start_pose(beam, path, mesh.t_start)?;
+    let servo = PoseServo::new(path, &beam.frame, mesh.t_start, mesh.t_end)?;
+    solve_inverse_started(beam, mesh, &servo, settings, None)
+}
+
+impl SpaceTimeSolution<SpatialBeam, 6> {
+    /// Centreline point `r` at space node `i`, time node `j` (m).
+    pub fn position(&self, i: usize, j: usize) -> Vec3 {
+        let x = self.x_at(i, j);
+        [x[0], x[1], x[2]]
+    }
+
+    /// Directors `d_k = Q(ψ) d_k(0)` at space node `i`, time node `j`.
+    pub fn directors(&self, i: usize, j: usize) -> [Vec3; 3] {
+        let x = self.x_at(i, j);
+        let rot = Rotation::new([x[3], x[4], x[5]]);
+        self.beam.frame.map(|d| rot.rotate(&d))
+    }
+
+    /// The force and moment the actuator applies to the beam at `s = 0` at time node `j`
+    /// (N, N·m, global frame; the moment from the generalised force by `T⁻ᵀ`).
+    pub fn base_actuation(&self, j: usize) -> (Vec3, Vec3) {
+        let x = self.x_at(0, j);
+        SpatialBeam::physical_actuation(&[x[3], x[4], x[5]], &self.actuation[j])
+    }
+
+    /// Kinetic energy (2-point Gauss in `s`, exact for the translation), strain energy (the
+    /// element's one-point rule) and the tip body's kinetic energy at time node `j` (J).
+    pub fn energy(&self, j: usize) -> f64 {
+        let law = SpatialPointLaw::new(&self.beam.section, self.beam.frame);
+        let hs = self.hs();
+        let gl = crate::basis::GaussLegendre::new(2);
+        let mut e = 0.0;
+        for i in 0..self.mesh.elements_s {
+            let (xa, xb) = (self.x_at(i, j), self.x_at(i + 1, j));
+            let (va, vb) = (self.v_at(i, j), self.v_at(i + 1, j));
+            for (&xi, &w) in gl.points.iter().zip(&gl.weights) {
+                let x: [f64; 6] = std::array::from_fn(|c| (1.0 - xi) * xa[c] + xi * xb[c]);
+                let v: [f64; 6] = std::array::from_fn(|c| (1.0 - xi) * va[c] + xi * vb[c]);
+                e += w * hs * law.kinetic_density(&x, &v);
+            }
+            let xm: [f64; 6] = std::array::from_fn(|c| 0.5 * (xa[c] + xb[c]));
+            let p: [f64; 6] = std::array::from_fn(|c| (xb[c] - xa[c]) / hs);
+            e += hs * law.energy_density(&xm, &p);
+        }
+        let ns = self.mesh.elements_s;
+        e + self.beam.tip_kinetic(&self.x_at(ns, j), &self.v_at(ns, j))
+    }
+}
