@@ -19,9 +19,10 @@ pub mod body;
 pub mod closed_loop;
 pub mod law;
 pub mod model;
+pub mod rigid;
 pub mod servo;
 pub mod solve;
 
-pub use model::SpatialBeam;
+pub use model::{SpatialBeam, WeldedBody};
 pub use servo::{BodyToTip, PoseServo};
-pub use solve::{WaveSpeeds, solve_space_time, wave_speeds};
+pub use solve::{SpatialRun, WaveSpeeds, solve_space_time, solve_with, wave_speeds};

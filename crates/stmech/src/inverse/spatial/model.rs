@@ -35,6 +35,63 @@ pub struct SpatialBeam {
     pub tip: Option<MassProperties>,
 }
 
+/// A rigid body welded to the tip, seen from the tip: its mass properties relative to the tip
+/// point and the tip directors, and the placement of its own reference frame in the tip frame
+/// (for a path prescribed for the body: [`super::BodyToTip`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct WeldedBody {
+    /// Mass properties relative to the tip point `φ(L)` and the tip directors.
+    pub at_tip: MassProperties,
+    /// `c`: the body's reference point seen from the tip, tip-frame components (m).
+    pub offset: Vec3,
+    /// `R_rel[k][i] = d_k · D_i` (tip director `k`, body director `i`).
+    pub relative: [[f64; 3]; 3],
+}
+
+impl WeldedBody {
+    /// A body with mass properties `body` relative to its reference point `position` and its
+    /// directors `directors`, welded (at rest) to the tip `tip` of frame `frame`:
+    /// `θ_tip = c + R_rel θ`, so `S' = M c + R_rel S`,
+    /// `E' = M c cᵀ + c (R_rel S)ᵀ + (R_rel S) cᵀ + R_rel E R_relᵀ`.
+    pub fn new(
+        body: &MassProperties,
+        position: Vec3,
+        directors: &[Vec3; 3],
+        tip: Vec3,
+        frame: &[Vec3; 3],
+    ) -> Self {
+        let dot = |a: &Vec3, b: &Vec3| a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+        let rel: [[f64; 3]; 3] =
+            std::array::from_fn(|k| std::array::from_fn(|i| dot(&frame[k], &directors[i])));
+        let dp = [0, 1, 2].map(|a| position[a] - tip[a]);
+        let c: Vec3 = std::array::from_fn(|k| dot(&frame[k], &dp));
+        let m = body.mass;
+        let rs: Vec3 =
+            std::array::from_fn(|k| (0..3).map(|i| rel[k][i] * body.first_moment[i]).sum());
+        let mut e = [[0.0; 3]; 3];
+        for k in 0..3 {
+            for l in 0..3 {
+                let mut v = m * c[k] * c[l] + c[k] * rs[l] + rs[k] * c[l];
+                for i in 0..3 {
+                    for j in 0..3 {
+                        v += rel[k][i] * body.euler_tensor[i][j] * rel[l][j];
+                    }
+                }
+                e[k][l] = v;
+            }
+        }
+        Self {
+            at_tip: MassProperties {
+                mass: m,
+                first_moment: std::array::from_fn(|k| m * c[k] + rs[k]),
+                euler_tensor: e,
+            },
+            offset: c,
+            relative: rel,
+        }
+    }
+}
+
 impl SpatialBeam {
     /// Centreline point `φ(s)` at rest.
     pub fn rest_position(&self, s: f64) -> Vec3 {
@@ -118,4 +175,55 @@ fn check_tip_mass(m: &MassProperties) -> Result<(), String> {
         ));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::math::rotation::rotate;
+
+    /// The welded body's centre of mass and its inertia about the centre, in global
+    /// components, are the same seen from the body and from the tip.
+    #[test]
+    fn welded_body_keeps_its_centre_and_inertia() {
+        let body = MassProperties::from_box([0.2, 0.1, 0.3], 800.0, [0.05, -0.02, 0.1]);
+        let dirs = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]
+            .map(|e| rotate(&[0.2, 0.9, -0.3], 0.8, &e));
+        let frame = [[0.0, 1.0, 0.0], [0.0, 0.0, 1.0], [1.0, 0.0, 0.0]];
+        let (pos, tip) = ([1.2, 0.1, -0.05], [1.0, 0.0, 0.0]);
+        let w = WeldedBody::new(&body, pos, &dirs, tip, &frame);
+        let glob = |origin: &Vec3, d: &[Vec3; 3], u: &Vec3| -> Vec3 {
+            std::array::from_fn(|a| origin[a] + (0..3).map(|k| u[k] * d[k][a]).sum::<f64>())
+        };
+        let m = body.mass;
+        let c1 = glob(&pos, &dirs, &body.first_moment.map(|s| s / m));
+        let c2 = glob(&tip, &frame, &w.at_tip.first_moment.map(|s| s / m));
+        for a in 0..3 {
+            assert!((c1[a] - c2[a]).abs() < 1e-14);
+        }
+        // inertia about the centre: E_c = E − S Sᵀ/M in each frame, rotated to global
+        let about_centre = |mp: &MassProperties, d: &[Vec3; 3]| -> [[f64; 3]; 3] {
+            let s = mp.first_moment;
+            std::array::from_fn(|a| {
+                std::array::from_fn(|b| {
+                    let mut v = 0.0;
+                    for i in 0..3 {
+                        for j in 0..3 {
+                            v += d[i][a] * (mp.euler_tensor[i][j] - s[i] * s[j] / m) * d[j][b];
+                        }
+                    }
+                    v
+                })
+            })
+        };
+        let (e1, e2) = (about_centre(&body, &dirs), about_centre(&w.at_tip, &frame));
+        for a in 0..3 {
+            for b in 0..3 {
+                assert!((e1[a][b] - e2[a][b]).abs() < 1e-15, "{a}{b}");
+            }
+        }
+        // the body's reference point is the tip point plus R_tip c
+        let p = glob(&tip, &frame, &w.offset);
+        assert!((0..3).all(|a| (p[a] - pos[a]).abs() < 1e-15));
+    }
 }

@@ -14,8 +14,10 @@
 use super::SpatialBeam;
 use super::law::{SpatialPointLaw, section_rotary_inertia};
 use super::servo::PoseServo;
+use crate::inverse::characteristics_solver::MarchReport;
 use crate::inverse::element::PointLaw;
 use crate::inverse::mesh_ratio::{self, MeshRatioError};
+use crate::inverse::methods::InverseMethod;
 use crate::inverse::solver::{
     InverseError, NewtonSettings, SpaceTimeMesh, SpaceTimeSolution, solve_inverse_started,
     validate_mesh,
@@ -167,6 +169,64 @@ pub fn solve_space_time(
     check_start_pose(beam, path, mesh.t_start)?;
     let servo = PoseServo::new(path, &beam.frame, mesh.t_start, mesh.t_end)?;
     solve_inverse_started(beam, mesh, &servo, settings, None)
+}
+
+/// A solved spatial inverse problem and how it was solved.
+#[derive(Clone, Debug)]
+pub struct SpatialRun {
+    /// The solution on the space-time grid (`x = (r, ψ)`, the generalised actuation).
+    pub solution: SpaceTimeSolution<SpatialBeam, 6>,
+    /// The method.
+    pub method: InverseMethod,
+    /// The march statistics (method of characteristics only).
+    pub march: Option<MarchReport>,
+    /// Wall time of the solve (s).
+    pub seconds: f64,
+}
+
+/// The checks before solving that depend on the method: the sideways mesh ratio of the
+/// space-time FEM ([`check_mesh_ratio`]), or the mesh counts and the pre-actuation room of the
+/// characteristics. Exposed for the scenario validation (the same messages as the solvers).
+pub fn check_method(
+    method: InverseMethod,
+    beam: &SpatialBeam,
+    mesh: &SpaceTimeMesh,
+    _path: &dyn PoseTrajectory,
+) -> Result<(), InverseError> {
+    match method {
+        InverseMethod::SpaceTime => {
+            check_mesh_ratio(beam, mesh)?;
+            Ok(())
+        }
+        InverseMethod::Characteristics => {
+            Err(InverseError::Input(crate::error::InputError::Invalid {
+                field: "method".into(),
+                message: "the method of characteristics is not available for the spatial beam \
+                          yet; use method = \"space-time\""
+                    .into(),
+            }))
+        }
+    }
+}
+
+/// The spatial inverse problem by `method` (the one entry point of the front ends): the
+/// checks of [`solve_space_time`] and [`check_method`], then the solve.
+pub fn solve_with(
+    method: InverseMethod,
+    beam: &SpatialBeam,
+    mesh: &SpaceTimeMesh,
+    path: &dyn PoseTrajectory,
+    settings: &NewtonSettings,
+) -> Result<SpatialRun, InverseError> {
+    let started = std::time::Instant::now();
+    check_method(method, beam, mesh, path)?;
+    let solution = solve_space_time(beam, mesh, path, settings)?;
+    Ok(SpatialRun {
+        solution,
+        method,
+        march: None,
+        seconds: started.elapsed().as_secs_f64(),
+    })
 }
 
 impl SpaceTimeSolution<SpatialBeam, 6> {
