@@ -151,60 +151,127 @@ fn helix_path(beam: &SpatialBeam) -> RestToRestPose {
     .unwrap()
 }
 
-#[test]
-fn helix_with_twist_first_look() {
-    let beam = helix_arm(1.0);
-    let path = helix_path(&beam);
-    for ns in [8, 16, 32] {
-        let mesh = stmech::inverse::spatial::solve::auto_mesh(&beam, 0.0, 6.0, ns);
-        let t = std::time::Instant::now();
-        let s = solve_space_time(&beam, &mesh, &path, &NewtonSettings::default()).unwrap();
-        let el = t.elapsed().as_secs_f64();
-        let peak = (0..s.t.len()).fold(0.0f64, |m, j| {
-            let (f, mo) = s.base_actuation(j);
-            f.iter().chain(&mo).fold(m, |m, v| m.max(v.abs()))
-        });
-        println!(
-            "{ns} × {}: Newton {} its {:?}, {el:.3} s, peak actuation {peak:.4}",
-            mesh.elements_t, s.newton.iterations, s.newton.residuals
-        );
-    }
-}
-
-#[test]
-fn rigid_limit_first_look() {
-    for ns in [16, 32] {
-        for kappa in [1.0, 10.0, 100.0, 1000.0, 1e4] {
-            let beam = helix_arm(kappa);
-            let path = helix_path(&beam);
-            let mesh = SpaceTimeMesh {
-                t_start: 0.0,
-                t_end: 6.0,
-                elements_s: ns,
-                elements_t: 6 * ns,
-            };
-            let s = match solve_space_time(&beam, &mesh, &path, &NewtonSettings::default()) {
-                Ok(s) => s,
-                Err(e) => {
-                    println!("{ns} κ={kappa}: {e}");
-                    continue;
-                }
-            };
-            let mut dmax = 0.0f64;
-            let mut scale = 0.0f64;
-            for j in 0..s.t.len() {
-                let (f, m) = s.base_actuation(j);
-                let (fr, mr) =
-                    stmech::inverse::spatial::rigid::rigid_actuation(&beam, &path, s.t[j]);
-                for k in 0..3 {
-                    dmax = dmax.max((f[k] - fr[k]).abs()).max((m[k] - mr[k]).abs());
-                    scale = scale.max(fr[k].abs()).max(mr[k].abs());
-                }
-            }
-            println!(
-                "{ns} κ={kappa}: max diff {dmax:.3e} (scale {scale:.3}) its {}",
-                s.newton.iterations
-            );
+/// The largest difference of the base actuations (force and moment) of two solutions at the
+/// time nodes of `a`; `b`'s time step divides `a`'s by `ratio`.
+fn max_difference(
+    a: &stmech::inverse::SpaceTimeSolution<SpatialBeam, 6>,
+    b: &stmech::inverse::SpaceTimeSolution<SpatialBeam, 6>,
+    ratio: usize,
+) -> f64 {
+    let mut d = 0.0f64;
+    for j in 0..a.t.len() {
+        let ((fa, ma), (fb, mb)) = (a.base_actuation(j), b.base_actuation(ratio * j));
+        for k in 0..3 {
+            d = d.max((fa[k] - fb[k]).abs()).max((ma[k] - mb[k]).abs());
         }
     }
+    d
+}
+
+/// The streamed sideways elimination with the nonlinear rotary inertia and tip law gives the
+/// solution of faer's sparse LU on the same Newton systems, and the generic forward mode
+/// driven by the computed actuation gives the inverse solution back (the tip law and the
+/// assembly of the N = 6 body in the general path).
+#[test]
+fn sideways_matches_sparse_lu_and_the_forward_round_trip_closes() {
+    let beam = helix_arm(1.0);
+    let path = helix_path(&beam);
+    let mesh = stmech::inverse::spatial::solve::auto_mesh(&beam, 0.0, 6.0, 6);
+    let tight = NewtonSettings {
+        tolerance: 1e-12,
+        ..NewtonSettings::default()
+    };
+    let sw = solve_space_time(&beam, &mesh, &path, &tight).unwrap();
+    let lu_settings = NewtonSettings {
+        linear_solver: stmech::inverse::LinearSolverKind::SparseLu,
+        ..tight
+    };
+    let lu = solve_space_time(&beam, &mesh, &path, &lu_settings).unwrap();
+    let d =
+        sw.x.iter()
+            .zip(&lu.x)
+            .flat_map(|(a, b)| a.iter().zip(b).map(|(x, y)| (x - y).abs()))
+            .fold(0.0f64, f64::max);
+    let da = max_difference(&sw, &lu, 1);
+    println!(
+        "sideways vs sparse LU: x {d:.3e}, actuation {da:.3e}; iterations {} / {}",
+        sw.newton.iterations, lu.newton.iterations
+    );
+    assert!(d < 1e-10 && da < 1e-9, "{d:e} {da:e}");
+    assert_eq!(sw.newton.iterations, lu.newton.iterations);
+    // forward: the generalised actuation, piecewise linear, drives the same discrete system
+    let act = |t: f64| sw.actuation_at(t);
+    let fwd = stmech::inverse::solve_forward_body(&beam, &mesh, &act, &tight, Some(&sw)).unwrap();
+    assert!(fwd.newton.iterations <= 1, "{:?}", fwd.newton.residuals);
+    let dx =
+        sw.x.iter()
+            .zip(&fwd.x)
+            .flat_map(|(a, b)| a.iter().zip(b).map(|(x, y)| (x - y).abs()))
+            .fold(0.0f64, f64::max);
+    println!("forward round trip: max |x_fwd − x_inv| = {dx:.3e}");
+    assert!(dx < 1e-9, "{dx:e}");
+}
+
+/// The actuation of the helix manoeuvre converges under refinement at the ratio μ = 1: the
+/// differences between successive meshes fall by about 4 (second order).
+#[test]
+fn helix_actuation_converges_at_second_order() {
+    let beam = helix_arm(1.0);
+    let path = helix_path(&beam);
+    let sols: Vec<_> = [12, 24, 48, 96]
+        .iter()
+        .map(|&ns| {
+            let mesh = stmech::inverse::spatial::solve::auto_mesh(&beam, 0.0, 6.0, ns);
+            solve_space_time(&beam, &mesh, &path, &NewtonSettings::default()).unwrap()
+        })
+        .collect();
+    let diffs: Vec<f64> = (0..3)
+        .map(|k| max_difference(&sols[k], &sols[k + 1], 2))
+        .collect();
+    let orders: Vec<f64> = (0..2).map(|k| (diffs[k] / diffs[k + 1]).log2()).collect();
+    println!("differences {diffs:?}, orders {orders:.2?}");
+    assert!(orders.iter().all(|&p| p > 1.8 && p < 2.3), "{orders:?}");
+}
+
+/// For a stiff beam the actuation tends to the rigid arm's Newton–Euler actuation like
+/// 1/stiffness (the discretisation error removed by Richardson extrapolation from two meshes).
+#[test]
+fn stiff_arm_tends_to_the_rigid_body_actuation() {
+    let mut prev: Option<f64> = None;
+    let mut scale = 0.0f64;
+    for kappa in [10.0, 100.0, 1000.0, 1e4] {
+        let beam = helix_arm(kappa);
+        let path = helix_path(&beam);
+        let sols: Vec<_> = [16, 32]
+            .iter()
+            .map(|&ns| {
+                let mesh = SpaceTimeMesh {
+                    t_start: 0.0,
+                    t_end: 6.0,
+                    elements_s: ns,
+                    elements_t: 6 * ns,
+                };
+                solve_space_time(&beam, &mesh, &path, &NewtonSettings::default()).unwrap()
+            })
+            .collect();
+        let mut d = 0.0f64;
+        for j in 0..sols[0].t.len() {
+            let (fc, mc) = sols[0].base_actuation(j);
+            let (ff, mf) = sols[1].base_actuation(2 * j);
+            let (fr, mr) =
+                stmech::inverse::spatial::rigid::rigid_actuation(&beam, &path, sols[0].t[j]);
+            for k in 0..3 {
+                for (c, f, r) in [(fc[k], ff[k], fr[k]), (mc[k], mf[k], mr[k])] {
+                    d = d.max(((4.0 * f - c) / 3.0 - r).abs());
+                    scale = scale.max(r.abs());
+                }
+            }
+        }
+        println!("stiffness × {kappa}: |F − F_rigid| = {d:.3e} (rigid peak {scale:.3})");
+        if let Some(p) = prev {
+            assert!(d < p / 5.0, "{d:e} after {p:e}");
+        }
+        prev = Some(d);
+    }
+    assert!(prev.unwrap() < 1e-3 * scale);
 }
