@@ -3,6 +3,11 @@
 //! * Planar embedding: `[I]` Example 3.2 (quadratic law) posed as a spatial problem in the
 //!   `x–y` plane gives the planar solver's actuation (same discretisation: to round-off), and
 //!   the out-of-plane force and moments vanish to round-off.
+//! * The streamed sideways elimination against faer's sparse LU, and the forward round trip.
+//! * The helix manoeuvre with a twist (issue 16's genuinely spatial manoeuvre) converges at
+//!   second order under refinement.
+//! * Rigid limit: a stiff arm's actuation tends to the rigid arm's Newton–Euler actuation
+//!   ([`stmech::inverse::spatial::rigid`]) like 1/stiffness.
 
 use stmech::beam::section::ConstitutiveLaw;
 use stmech::inverse::spatial::{SpatialBeam, solve_space_time};
