@@ -16,6 +16,7 @@
 //!   beam (a different discretisation) and the tip's deviation from the path.
 
 pub mod body;
+pub mod characteristics;
 pub mod closed_loop;
 pub mod law;
 pub mod model;
