@@ -280,3 +280,24 @@ fn stiff_arm_tends_to_the_rigid_body_actuation() {
     }
     assert!(prev.unwrap() < 1e-3 * scale);
 }
+
+#[test]
+#[ignore]
+fn timing_look() {
+    let beam = helix_arm(1.0);
+    let path = helix_path(&beam);
+    for ns in [32, 64] {
+        let mesh = stmech::inverse::spatial::solve::auto_mesh(&beam, 0.0, 6.0, ns);
+        let t = std::time::Instant::now();
+        let s = solve_space_time(&beam, &mesh, &path, &NewtonSettings::default()).unwrap();
+        println!(
+            "{ns} × {}: {:.3} s, kernel {:.3} s, columns {:.3} s, {} its, {} checks",
+            mesh.elements_t,
+            t.elapsed().as_secs_f64(),
+            s.newton.assembly_seconds,
+            s.newton.linear_seconds,
+            s.newton.iterations,
+            s.newton.residual_checks
+        );
+    }
+}

@@ -195,24 +195,53 @@ impl PointLaw<6> for SpatialPointLaw {
             sp.gx[3..6].copy_from_slice(&gx);
             return Ok(sp);
         }
-        // variables: r′ (0..3), ψ′ (3..6), ψ (6..9)
-        let var = |v: &[f64], o: usize| -> V3<Dual<9>> {
-            std::array::from_fn(|k| Dual::var(v[k], o + k))
-        };
-        let (gp, gx) = self.stresses(var(&x[3..6], 6), var(&p[0..3], 0), var(&p[3..6], 3));
+        // g_p is linear in p = (r′, ψ′) at fixed ψ: H_pp = Bᵀ C B with
+        // B = ∂π/∂p = blockdiag(R0ᵀ Qᵀ, R0ᵀ Tᵀ); the ψ-derivatives by dual numbers in ψ only
+        let psi = v3(&x[3..6]);
+        let var: V3<Dual<3>> = std::array::from_fn(|k| Dual::var(psi[k], k));
+        let lift3 = |u: &[f64]| -> V3<Dual<3>> { std::array::from_fn(|k| Dual::cst(u[k])) };
+        let (gp, gx) = self.stresses(var, lift3(&p[0..3]), lift3(&p[3..6]));
         for c in 0..6 {
             sp.gp[c] = gp[c].v;
-            for d in 0..6 {
-                sp.hpp[c][d] = gp[c].d[d];
-            }
             for d in 0..3 {
-                sp.hpx[c][3 + d] = gp[c].d[6 + d];
+                sp.hpx[c][3 + d] = gp[c].d[d];
             }
         }
         for c in 0..3 {
             sp.gx[3 + c] = gx[c].v;
             for d in 0..3 {
-                sp.hxx[3 + c][3 + d] = gx[c].d[6 + d];
+                sp.hxx[3 + c][3 + d] = gx[c].d[d];
+            }
+        }
+        let rot = Rotation::new(psi);
+        // columns of blockdiag(Q R0, T R0): Q d_k, T d_k
+        let cols: [[f64; 3]; 6] = std::array::from_fn(|i| {
+            if i < 3 {
+                rot.rotate(&self.frame[i])
+            } else {
+                rot.tangent(&self.frame[i - 3])
+            }
+        });
+        // H_pp[a][b] = Σ_ij Bᵀ[a][i] C[i][j] Bᵀ[b][j], Bᵀ[a][i] = cols[i][a mod 3] in its block
+        let mut cb = [[0.0; 6]; 6]; // C Bᵀ rows: cb[i][b] = Σ_j C[i][j] Bᵀ[b][j]
+        for i in 0..6 {
+            for b in 0..6 {
+                let (blk, comp) = (b / 3, b % 3);
+                let mut acc = 0.0;
+                for j in 3 * blk..3 * blk + 3 {
+                    acc += self.c[i][j] * cols[j][comp];
+                }
+                cb[i][b] = acc;
+            }
+        }
+        for a in 0..6 {
+            let (blk, comp) = (a / 3, a % 3);
+            for b in 0..6 {
+                let mut acc = 0.0;
+                for i in 3 * blk..3 * blk + 3 {
+                    acc += cols[i][comp] * cb[i][b];
+                }
+                sp.hpp[a][b] = acc;
             }
         }
         Ok(sp)
@@ -243,16 +272,26 @@ impl PointLaw<6> for SpatialPointLaw {
             ip.f[3..6].copy_from_slice(&f);
             return ip;
         }
-        let var = |u: &[f64], o: usize| -> V3<Dual<9>> {
+        // f is linear in a: ∂f/∂a = T J̃0 Tᵀ; the (ψ, ψ̇)-derivatives by dual numbers
+        let var = |u: &[f64], o: usize| -> V3<Dual<6>> {
             std::array::from_fn(|k| Dual::var(u[k], o + k))
         };
-        let f = self.rotary(var(&x[3..6], 0), var(&v[3..6], 3), var(&a[3..6], 6));
+        let at: V3<Dual<6>> = std::array::from_fn(|k| Dual::cst(a[3 + k]));
+        let f = self.rotary(var(&x[3..6], 0), var(&v[3..6], 3), at);
         for c in 0..3 {
             ip.f[3 + c] = f[c].v;
             for d in 0..3 {
                 ip.jx[3 + c][3 + d] = f[c].d[d];
                 ip.jv[3 + c][3 + d] = f[c].d[3 + d];
-                ip.ja[3 + c][3 + d] = f[c].d[6 + d];
+            }
+        }
+        let rot = Rotation::new(v3(&x[3..6]));
+        for d in 0..3 {
+            let mut e = [0.0; 3];
+            e[d] = 1.0;
+            let col = rot.tangent(&mat_vec(&self.j0, &rot.tangent_t(&e)));
+            for c in 0..3 {
+                ip.ja[3 + c][3 + d] = col[c];
             }
         }
         ip

@@ -120,7 +120,7 @@ mod tests {
     fn translation_and_spin_match_elementary_mechanics() {
         let tip = MassProperties {
             mass: 1.5,
-            first_moment: [0.0, 0.3, 0.15], // centre at (0, 0.2, 0.1) in the tip frame
+            first_moment: [0.0, 0.3, 0.15], // centre 0.2 d2 + 0.1 d3 from the tip
             euler_tensor: [[0.1, 0.0, 0.0], [0.0, 0.1, 0.0], [0.0, 0.0, 0.1]],
         };
         let beam = arm(Some(tip));
@@ -139,12 +139,8 @@ mod tests {
         let a = line.state(t).acceleration;
         let total = 0.5 * 2.0 + 1.5;
         // centre of mass relative to the base (0, 0, 0) at rest: beam centre (1, 0, 0) m_b,
-        // tip body centre (2, 0, 0) + 0.2 d1 + 0.1 d2 = (2, 0.2, 0.1)
-        let c = [
-            (1.0 * 1.0 + 1.5 * 2.0) / total,
-            1.5 * 0.2 / total,
-            1.5 * 0.1 / total,
-        ];
+        // tip body centre (2, 0, 0) + 0.2 d2 + 0.1 d3 = (2.1, 0, 0.2) (d2 = e3, d3 = e1)
+        let c = [(1.0 * 1.0 + 1.5 * 2.1) / total, 0.0, 1.5 * 0.2 / total];
         let expect_m = cross(&c, &a.map(|x| total * x));
         for k in 0..3 {
             assert!((f[k] - total * a[k]).abs() < 1e-12);
