@@ -100,60 +100,14 @@ fn planar_embedding_reproduces_the_planar_solver() {
     }
 }
 
-/// The arm of the spatial manoeuvre: `L = 1`, `ρA = 1`, `E11 = E22 = 1`, `EA = 4`, `GA = 2`,
-/// `EI = 1`, `GJ = 2` (speeds: axial 2, shear 1.41, bending and torsion 1), along `e1` from the
-/// origin, with a 1 kg tip body (a 0.2 m cube centred 0.1 m ahead of the tip) — as heavy as the
-/// beam. `stiffness` scales `C`.
+/// The arm of the spatial manoeuvre ([`SpatialBeam::helix_example`]).
 fn helix_arm(stiffness: f64) -> SpatialBeam {
-    let k = stiffness;
-    let section = Section::from_diagonal(
-        DiagonalStiffness {
-            ea: 4.0 * k,
-            ga1: 2.0 * k,
-            ga2: 2.0 * k,
-            ei1: k,
-            ei2: k,
-            gj: 2.0 * k,
-        },
-        SectionInertia {
-            rho_a: 1.0,
-            euler_tensor: [[1.0, 0.0], [0.0, 1.0]],
-        },
-    )
-    .unwrap();
-    SpatialBeam {
-        length: 1.0,
-        section,
-        base: [0.0; 3],
-        frame: [[0.0, 1.0, 0.0], [0.0, 0.0, 1.0], [1.0, 0.0, 0.0]],
-        tip: Some(stmech::model::MassProperties::from_box(
-            [0.2, 0.2, 0.2],
-            125.0,
-            [0.0, 0.0, -0.1],
-        )),
-    }
+    SpatialBeam::helix_example(stiffness)
 }
 
-/// A quarter helix about `e3` (radius 1, rise 0.5) with the tip frame twisting by 90° about
-/// the beam axis `e1`, on `[2, 4]` s.
+/// A quarter helix with a 90° twist ([`SpatialBeam::helix_example_path`]).
 fn helix_path(beam: &SpatialBeam) -> RestToRestPose {
-    RestToRestPose::helix(
-        Pose {
-            position: [1.0, 0.0, 0.0],
-            directors: beam.frame,
-        },
-        [0.0; 3],
-        [0.0, 0.0, 1.0],
-        std::f64::consts::FRAC_PI_2,
-        0.5,
-        [1.0, 0.0, 0.0],
-        std::f64::consts::FRAC_PI_2,
-        RestToRestProfile {
-            t0: 2.0,
-            duration: 2.0,
-        },
-    )
-    .unwrap()
+    beam.helix_example_path()
 }
 
 /// The largest difference of the base actuations (force and moment) of two solutions at the

@@ -105,9 +105,8 @@ pub fn tip_gradient(beam: &SpatialBeam, st: &ServoState) -> Result<[f64; 6], Ele
         dot(&d[1], &m_t),
         dot(&d[2], &m_t),
     ];
-    let pi = solve6(beam.section.stiffness(), &s_mat).ok_or(ElementError::Inverted {
-        nu: f64::NAN,
-    })?;
+    let pi =
+        solve6(beam.section.stiffness(), &s_mat).ok_or(ElementError::Inverted { nu: f64::NAN })?;
     // r′ = Q R0 (Γ + e3), ψ′ = T⁻ᵀ R0 K
     let comb = |u: [f64; 3]| -> [f64; 3] {
         std::array::from_fn(|a| u[0] * d[0][a] + u[1] * d[1][a] + u[2] * d[2][a])
@@ -181,7 +180,11 @@ mod tests {
             .unwrap(),
             base: [0.0; 3],
             frame: [[0.0, 1.0, 0.0], [0.0, 0.0, 1.0], [1.0, 0.0, 0.0]],
-            tip: Some(MassProperties::from_box([0.2, 0.3, 0.2], 100.0, [0.05, 0.0, -0.1])),
+            tip: Some(MassProperties::from_box(
+                [0.2, 0.3, 0.2],
+                100.0,
+                [0.05, 0.0, -0.1],
+            )),
         }
     }
 

@@ -93,6 +93,67 @@ impl WeldedBody {
 }
 
 impl SpatialBeam {
+    /// The arm of issue 16's spatial manoeuvre (`examples/spatial_inverse/01_helix_twist.toml`):
+    /// `L = 1` m along `e1` from the origin, `d3 = e1`, `d1 = e2`, `d2 = e3`, `ρA = 1` kg/m,
+    /// `E11 = E22 = 1` kg·m, `EA = 4`, `GA1 = GA2 = 2`, `EI1 = EI2 = 1`, `GJ = 2` (N, N·m²;
+    /// speeds: axial 2, shear 1.41, bending and torsion 1 m/s), all stiffnesses times `stiffness`,
+    /// and a tip body as heavy as the beam: a 0.2 m cube of 1 kg centred 0.1 m ahead of the tip.
+    pub fn helix_example(stiffness: f64) -> Self {
+        use crate::model::director_beam::section::{DiagonalStiffness, SectionInertia};
+        let k = stiffness;
+        let section = Section::from_diagonal(
+            DiagonalStiffness {
+                ea: 4.0 * k,
+                ga1: 2.0 * k,
+                ga2: 2.0 * k,
+                ei1: k,
+                ei2: k,
+                gj: 2.0 * k,
+            },
+            SectionInertia {
+                rho_a: 1.0,
+                euler_tensor: [[1.0, 0.0], [0.0, 1.0]],
+            },
+        )
+        .expect("valid example section");
+        Self {
+            length: 1.0,
+            section,
+            base: [0.0; 3],
+            frame: [[0.0, 1.0, 0.0], [0.0, 0.0, 1.0], [1.0, 0.0, 0.0]],
+            tip: Some(MassProperties::from_box(
+                [0.2, 0.2, 0.2],
+                125.0,
+                [0.0, 0.0, -0.1],
+            )),
+        }
+    }
+
+    /// The path of issue 16's spatial manoeuvre for this beam's tip: a quarter helix about `e3`
+    /// through the base (radius `L`, rise `L/2`) with the tip frame twisting by 90° about the
+    /// beam axis `e1`, on `[2, 4]` s (the rest-to-rest profile of `[I]` Eq. 35).
+    pub fn helix_example_path(&self) -> crate::inverse::trajectory::pose::RestToRestPose {
+        use crate::inverse::trajectory::RestToRestProfile;
+        use crate::inverse::trajectory::pose::{Pose, RestToRestPose};
+        RestToRestPose::helix(
+            Pose {
+                position: self.rest_position(self.length),
+                directors: self.frame,
+            },
+            self.base,
+            [0.0, 0.0, 1.0],
+            std::f64::consts::FRAC_PI_2,
+            0.5 * self.length,
+            [1.0, 0.0, 0.0],
+            std::f64::consts::FRAC_PI_2,
+            RestToRestProfile {
+                t0: 2.0,
+                duration: 2.0,
+            },
+        )
+        .expect("valid example path")
+    }
+
     /// Centreline point `φ(s)` at rest.
     pub fn rest_position(&self, s: f64) -> Vec3 {
         [0, 1, 2].map(|k| self.base[k] + s * self.frame[2][k])
