@@ -14,7 +14,13 @@
 //!   1 and 2 threads: the ratio of the two is the parallel speed-up of the streamed sideways
 //!   solve (identical results, `tests/parallel_assembly.rs`).
 //!
-//! Run with `cargo bench -p stmech --bench inverse`.
+//! * `spatial/…` (issue 16): the spatial beam's kernels (a stiffness point with its Hessian, a
+//!   rotary-inertia point with its Jacobians, one element's residual and tangent) and the
+//!   space-time FEM of the helix-with-twist manoeuvre (`SpatialBeam::helix_example`) at
+//!   32 × 192 and 64 × 384 beside the planar Example 3.2 (quadratic law, Newton from rest,
+//!   `solve_inverse`) on the same meshes: the spatial-to-planar ratio of the solve.
+//!
+//! Run with `cargo bench -p stmech --bench inverse` (`-- spatial` for the spatial group only).
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use std::hint::black_box;
@@ -109,5 +115,63 @@ fn example_3_2(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, example_3_2);
+fn spatial(c: &mut Criterion) {
+    use stmech::inverse::element::{BilinearElement, PointLaw, SpaceTimeElement, element_dofs};
+    use stmech::inverse::spatial::law::SpatialPointLaw;
+    use stmech::inverse::spatial::{SpatialBeam, solve_space_time as solve_spatial};
+    let arm = SpatialBeam::helix_example(1.0);
+    let path = arm.helix_example_path();
+    let law = SpatialPointLaw::new(&arm.section, arm.frame);
+    let mut g = c.benchmark_group("spatial");
+    let (x, p) = (
+        [0.1, 0.2, -0.3, 0.4, -0.7, 0.5],
+        [0.3, -0.2, 1.05, 0.2, 0.5, -0.4],
+    );
+    let (v, a) = (
+        [0.2, 0.1, -0.4, 0.6, -0.3, 0.2],
+        [0.5, -0.2, 0.1, -0.4, 0.8, 0.3],
+    );
+    g.bench_function("stress_point_tangent", |b| {
+        b.iter(|| black_box(law.stress_point(black_box(&x), black_box(&p), true).unwrap()))
+    });
+    g.bench_function("inertia_point_tangent", |b| {
+        b.iter(|| black_box(law.inertia_point(black_box(&x), black_box(&v), black_box(&a), true)))
+    });
+    let el = BilinearElement::with_law(law, 1.0 / 32.0, 1.0 / 32.0);
+    let nd = element_dofs(6);
+    let q: Vec<f64> = (0..nd).map(|i| 0.05 * (i as f64 * 1.3).sin()).collect();
+    let (mut r, mut k) = (vec![0.0; nd], vec![0.0; nd * nd]);
+    g.bench_function("element_residual_tangent", |b| {
+        b.iter(|| {
+            el.residual_into(black_box(&q), &mut r, Some(&mut k)).unwrap();
+            black_box(&k);
+        })
+    });
+    g.sample_size(10);
+    let planar = BeamModel::example_3_2(ConstitutiveLaw::Quadratic);
+    let arc = RestToRestArc::example_3_2();
+    let settings = NewtonSettings::default();
+    for ns in [32, 64] {
+        let mesh = SpaceTimeMesh::auto(&planar, 0.0, 6.0, ns);
+        let sol = solve_spatial(&arm, &mesh, &path, &settings).unwrap();
+        eprintln!(
+            "spatial {}x{}: {} unknowns, {} Newton iterations, points {:.3} s, columns {:.3} s",
+            mesh.elements_s,
+            mesh.elements_t,
+            sol.newton.unknowns,
+            sol.newton.iterations,
+            sol.newton.assembly_seconds,
+            sol.newton.linear_seconds
+        );
+        g.bench_function(format!("helix/{}x{}", mesh.elements_s, mesh.elements_t), |b| {
+            b.iter(|| black_box(solve_spatial(&arm, &mesh, &path, &settings).unwrap()))
+        });
+        g.bench_function(format!("planar/{}x{}", mesh.elements_s, mesh.elements_t), |b| {
+            b.iter(|| black_box(solve_inverse(&planar, &mesh, &arc, &settings).unwrap()))
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, example_3_2, spatial);
 criterion_main!(benches);
