@@ -132,7 +132,12 @@ fn spatial(c: &mut Criterion) {
         [0.5, -0.2, 0.1, -0.4, 0.8, 0.3],
     );
     g.bench_function("stress_point_tangent", |b| {
-        b.iter(|| black_box(law.stress_point(black_box(&x), black_box(&p), true).unwrap()))
+        b.iter(|| {
+            black_box(
+                law.stress_point(black_box(&x), black_box(&p), true)
+                    .unwrap(),
+            )
+        })
     });
     g.bench_function("inertia_point_tangent", |b| {
         b.iter(|| black_box(law.inertia_point(black_box(&x), black_box(&v), black_box(&a), true)))
@@ -143,7 +148,8 @@ fn spatial(c: &mut Criterion) {
     let (mut r, mut k) = (vec![0.0; nd], vec![0.0; nd * nd]);
     g.bench_function("element_residual_tangent", |b| {
         b.iter(|| {
-            el.residual_into(black_box(&q), &mut r, Some(&mut k)).unwrap();
+            el.residual_into(black_box(&q), &mut r, Some(&mut k))
+                .unwrap();
             black_box(&k);
         })
     });
@@ -163,12 +169,14 @@ fn spatial(c: &mut Criterion) {
             sol.newton.assembly_seconds,
             sol.newton.linear_seconds
         );
-        g.bench_function(format!("helix/{}x{}", mesh.elements_s, mesh.elements_t), |b| {
-            b.iter(|| black_box(solve_spatial(&arm, &mesh, &path, &settings).unwrap()))
-        });
-        g.bench_function(format!("planar/{}x{}", mesh.elements_s, mesh.elements_t), |b| {
-            b.iter(|| black_box(solve_inverse(&planar, &mesh, &arc, &settings).unwrap()))
-        });
+        g.bench_function(
+            format!("helix/{}x{}", mesh.elements_s, mesh.elements_t),
+            |b| b.iter(|| black_box(solve_spatial(&arm, &mesh, &path, &settings).unwrap())),
+        );
+        g.bench_function(
+            format!("planar/{}x{}", mesh.elements_s, mesh.elements_t),
+            |b| b.iter(|| black_box(solve_inverse(&planar, &mesh, &arc, &settings).unwrap())),
+        );
     }
     g.finish();
 }

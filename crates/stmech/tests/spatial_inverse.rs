@@ -255,3 +255,59 @@ fn timing_look() {
         );
     }
 }
+
+/// The spatial method of characteristics on the planar embedding of Example 3.2 gives the
+/// planar march's actuation (the same scheme: to round-off), out-of-plane components zero.
+#[test]
+fn characteristics_planar_embedding_reproduces_the_planar_march() {
+    use stmech::inverse::spatial::solve::solve_characteristics;
+    let beam = example_3_2_in_space();
+    let path = example_3_2_path(&beam);
+    let planar = BeamModel::example_3_2(ConstitutiveLaw::Quadratic);
+    let mesh = SpaceTimeMesh::auto(&planar, 0.0, 6.0, 16);
+    let p = stmech::inverse::solve_characteristics(
+        &planar,
+        &mesh,
+        &RestToRestArc::example_3_2(),
+        &Default::default(),
+    )
+    .unwrap();
+    let s = solve_characteristics(&beam, &mesh, &path, &Default::default()).unwrap();
+    let (mut d, mut oop) = (0.0f64, 0.0f64);
+    for j in 0..p.solution.t.len() {
+        let (f, m) = s.solution.base_actuation(j);
+        let fp = p.solution.actuation[j];
+        d = d
+            .max((f[0] - fp[0]).abs())
+            .max((f[1] - fp[1]).abs())
+            .max((m[2] - fp[2]).abs());
+        oop = oop.max(f[2].abs()).max(m[0].abs()).max(m[1].abs());
+    }
+    println!("characteristics, planar embedding: {d:.3e}, out of plane {oop:.3e}");
+    assert!(d < 1e-11 && oop < 1e-12, "{d:e} {oop:e}");
+}
+
+/// Both methods agree on the helix manoeuvre, the difference vanishing at second order.
+#[test]
+fn characteristics_and_fem_agree_on_the_helix_under_refinement() {
+    use stmech::inverse::spatial::solve::solve_characteristics;
+    let beam = helix_arm(1.0);
+    let path = helix_path(&beam);
+    let mut diffs = Vec::new();
+    for ns in [8, 16, 32] {
+        let mesh = stmech::inverse::spatial::solve::auto_mesh(&beam, 0.0, 6.0, ns);
+        let ch = solve_characteristics(&beam, &mesh, &path, &Default::default()).unwrap();
+        let fem = solve_space_time(&beam, &mesh, &path, &NewtonSettings::default()).unwrap();
+        diffs.push(max_difference(&ch.solution, &fem, 1));
+        println!(
+            "{ns} × {}: |F_chars − F_FEM| = {:.3e} (march: {} iterations, at most {} per node)",
+            mesh.elements_t,
+            diffs[diffs.len() - 1],
+            ch.report.iterations_total,
+            ch.report.iterations_max
+        );
+    }
+    let orders: Vec<f64> = (0..2).map(|k| (diffs[k] / diffs[k + 1]).log2()).collect();
+    println!("orders {orders:.2?}");
+    assert!(orders.iter().all(|&p| p > 1.8), "{orders:?}");
+}

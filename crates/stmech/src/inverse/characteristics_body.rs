@@ -37,10 +37,13 @@
 //! `p = −ν(s) up`, `x(s) = y₀ + up ∫_s^L ν ds'`.
 //!
 //! # Components
-//! Both bodies have three components per point, so the state is `(x, v, p) ∈ R⁹` and the
-//! compatibility system is 6 × 6. A body with more components (the spatial beam: 6) would
-//! make [`State`] and the system sizes associated with the body; the march itself is written
-//! per family and per component and does not depend on the count otherwise.
+//! The planar beam and the string have three components per point, the spatial beam six
+//! ([`crate::inverse::spatial`]): the state is [`State<N>`] `= (x, v, p)` and the compatibility
+//! system `2N × 2N`, with the inertia a full symmetric matrix `M` (constant and diagonal for the
+//! planar beam and the string, `diag(ρA I, T J̃0 Tᵀ)` for the spatial beam), the conditions
+//! `(M e_k)ᵀ (dv ∓ c_k dp) = e_kᵀ F₁ dt`. The path-dependent part, the Cauchy data on the tip line
+//! and the speed bounds, comes with the path ([`TipData`]; [`PlanarTip`] for the bodies with a
+//! [`TipTrajectory`]).
 
 use super::body::InverseBody;
 use super::characteristics::{CharacteristicAnalysis, deformation_gradient, stress};
@@ -50,41 +53,106 @@ use super::trajectory::TipTrajectory;
 use crate::beam::section::ConstitutiveLaw;
 use crate::string::StringModel;
 
-/// Per-node state `(x, v, p)`.
-pub type State = [f64; 9];
+/// Per-node state `(x, v = ∂t x, p = ∂s x)`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct State<const N: usize> {
+    /// `x`.
+    pub x: [f64; N],
+    /// `v = ∂t x`.
+    pub v: [f64; N],
+    /// `p = ∂s x`.
+    pub p: [f64; N],
+}
+
+impl<const N: usize> State<N> {
+    /// All zero.
+    pub const ZERO: Self = Self {
+        x: [0.0; N],
+        v: [0.0; N],
+        p: [0.0; N],
+    };
+
+    /// The `3N` values `(x, v, p)` in order, as a function of the index.
+    #[inline]
+    pub fn get(&self, k: usize) -> f64 {
+        match k / N {
+            0 => self.x[k % N],
+            1 => self.v[k % N],
+            _ => self.p[k % N],
+        }
+    }
+
+    /// `f` applied to each of the `3N` values, with its index.
+    #[inline]
+    pub fn from_fn(mut f: impl FnMut(usize) -> f64) -> Self {
+        Self {
+            x: std::array::from_fn(|c| f(c)),
+            v: std::array::from_fn(|c| f(N + c)),
+            p: std::array::from_fn(|c| f(2 * N + c)),
+        }
+    }
+
+    /// The planar layout `[x, v, p]` of three components.
+    pub fn flat(&self) -> Vec<f64> {
+        (0..3 * N).map(|k| self.get(k)).collect()
+    }
+}
+
+/// A state of three components from the flat layout `[x, v, p]`.
+pub fn state3(q: [f64; 9]) -> State<3> {
+    State::from_fn(|k| q[k])
+}
 
 /// The characteristic data of a body at one state.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Characteristics {
-    /// Inertia `A` (diagonal).
-    pub inertia: [f64; 3],
+pub struct Characteristics<const N: usize> {
+    /// Inertia `M` (symmetric positive definite; diagonal for the planar beam and the string).
+    pub inertia: [[f64; N]; N],
     /// Speeds `c_k > 0` (m/s per unit reference length).
-    pub speeds: [f64; 3],
-    /// Modes `e_k` (`H e_k = c_k² A e_k`, `e_kᵀ A e_k = 1`), same order as `speeds`.
-    pub modes: [[f64; 3]; 3],
-    /// `F₁`, the right-hand side of `A ∂t v − H ∂s p = F₁`.
-    pub source: [f64; 3],
+    pub speeds: [f64; N],
+    /// Modes `e_k` (`H e_k = c_k² M e_k`, `e_kᵀ M e_k = 1`), same order as `speeds`.
+    pub modes: [[f64; N]; N],
+    /// `F₁`, the right-hand side of `M ∂t v − H ∂s p = F₁`.
+    pub source: [f64; N],
+}
+
+/// A diagonal inertia as a matrix.
+fn diagonal<const N: usize>(a: [f64; N]) -> [[f64; N]; N] {
+    std::array::from_fn(|i| std::array::from_fn(|j| if i == j { a[i] } else { 0.0 }))
 }
 
 /// A body the method of characteristics can march (module docs).
-pub trait CharacteristicBody: InverseBody<3> {
-    /// Names of the three families, in the order of [`Characteristics::speeds`].
-    const FAMILIES: [&'static str; 3];
+pub trait CharacteristicBody<const N: usize>: InverseBody<N> {
+    /// Names of the families, in the order of [`Characteristics::speeds`].
+    const FAMILIES: [&'static str; N];
     /// The state at rest at `s` (the body's initial state, valid below `t_start`).
-    fn rest_state(&self, s: f64) -> State;
-    /// `A`, `c_k`, `e_k`, `F₁` at the state with position `x` and `p = ∂s x`. Fails where the
-    /// law has no real speeds (beam: zero length; string: slack).
-    fn characteristics(&self, x: [f64; 3], p: [f64; 3]) -> Result<Characteristics, ElementError>;
+    fn rest_state(&self, s: f64) -> State<N>;
+    /// `M`, `c_k`, `e_k`, `F₁` at a state. Fails where the law has no real speeds (beam: zero
+    /// length; string: slack; spatial beam: the singular rotation).
+    fn characteristics(&self, q: &State<N>) -> Result<Characteristics<N>, ElementError>;
+    /// The actuation at `s = 0` from the state there (the force the actuator applies to the
+    /// body, global frame; the generalised force of the space-time solver).
+    fn actuation(&self, q: &State<N>) -> [f64; N];
+}
+
+/// What the march needs of the prescribed path: the Cauchy data on the tip line and lower
+/// bounds of the speeds.
+pub trait TipData<const N: usize> {
     /// Cauchy data on the tip line `s = L` at time `t`: `x = γ(t)`, `v = γ'(t)` and `p` from
     /// the tip law.
-    fn tip_state(&self, path: &dyn TipTrajectory, t: f64) -> Result<State, ElementError>;
-    /// The actuation at `s = 0` from the state there (the force the actuator applies to the
-    /// body, global frame).
-    fn actuation(&self, x: [f64; 3], p: [f64; 3]) -> [f64; 3];
+    fn tip_state(&self, t: f64) -> Result<State<N>, ElementError>;
     /// Lower bounds of the characteristic speeds met at each arc length of `s` on
     /// `[t_start, t_end]` and at rest after it: size the extension of the tip line beyond
     /// `t_end` element by element (so that a speed vanishing at the tip, a chain's free end,
     /// still gives a finite travel time). One call for all positions: the path is analysed once.
+    fn speed_lower_bounds(&self, t_start: f64, t_end: f64, s: &[f64]) -> Vec<f64>;
+}
+
+/// The path-dependent part of the planar beam and the string (a [`TipTrajectory`]).
+pub trait PlanarCharacteristicBody: CharacteristicBody<3> {
+    /// [`TipData::tip_state`] for `path`.
+    fn tip_state(&self, path: &dyn TipTrajectory, t: f64) -> Result<State<3>, ElementError>;
+    /// [`TipData::speed_lower_bounds`] for `path`.
     fn speed_lower_bounds(
         &self,
         path: &dyn TipTrajectory,
@@ -94,26 +162,51 @@ pub trait CharacteristicBody: InverseBody<3> {
     ) -> Vec<f64>;
 }
 
-impl CharacteristicBody for BeamModel {
+/// A planar body with its tip trajectory, as the march sees it.
+#[derive(Clone, Copy, Debug)]
+pub struct PlanarTip<'a, B> {
+    /// The body.
+    pub body: &'a B,
+    /// The tip trajectory.
+    pub path: &'a dyn TipTrajectory,
+}
+
+impl<B: PlanarCharacteristicBody> TipData<3> for PlanarTip<'_, B> {
+    fn tip_state(&self, t: f64) -> Result<State<3>, ElementError> {
+        PlanarCharacteristicBody::tip_state(self.body, self.path, t)
+    }
+    fn speed_lower_bounds(&self, t_start: f64, t_end: f64, s: &[f64]) -> Vec<f64> {
+        PlanarCharacteristicBody::speed_lower_bounds(self.body, self.path, t_start, t_end, s)
+    }
+}
+
+impl CharacteristicBody<3> for BeamModel {
     const FAMILIES: [&'static str; 3] = super::characteristics::FAMILIES;
 
-    fn rest_state(&self, s: f64) -> State {
+    fn rest_state(&self, s: f64) -> State<3> {
         let x = self.initial_pose(s);
         let (sn, cs) = self.base[2].sin_cos();
-        [x[0], x[1], x[2], 0.0, 0.0, 0.0, cs, sn, 0.0]
+        state3([x[0], x[1], x[2], 0.0, 0.0, 0.0, cs, sn, 0.0])
     }
 
-    fn characteristics(&self, x: [f64; 3], p: [f64; 3]) -> Result<Characteristics, ElementError> {
-        let an = CharacteristicAnalysis::at(&self.section, self.law, x[2], p)?;
+    fn characteristics(&self, q: &State<3>) -> Result<Characteristics<3>, ElementError> {
+        let an = CharacteristicAnalysis::at(&self.section, self.law, q.x[2], q.p)?;
         Ok(Characteristics {
-            inertia: an.inertia,
+            inertia: diagonal(an.inertia),
             speeds: an.speeds,
             modes: an.modes,
             source: an.source,
         })
     }
 
-    fn tip_state(&self, path: &dyn TipTrajectory, t: f64) -> Result<State, ElementError> {
+    fn actuation(&self, q: &State<3>) -> [f64; 3] {
+        let sg = stress(&self.section, self.law, q.x[2], q.p);
+        [-sg[0], -sg[1], -sg[2]]
+    }
+}
+
+impl PlanarCharacteristicBody for BeamModel {
+    fn tip_state(&self, path: &dyn TipTrajectory, t: f64) -> Result<State<3>, ElementError> {
         let (g, gv) = (path.pose(t), path.velocity(t));
         let h = match self.tip {
             TipLaw::Free => [0.0; 3],
@@ -123,12 +216,9 @@ impl CharacteristicBody for BeamModel {
             }
         };
         let p = deformation_gradient(&self.section, self.law, g[2], h)?;
-        Ok([g[0], g[1], g[2], gv[0], gv[1], gv[2], p[0], p[1], p[2]])
-    }
-
-    fn actuation(&self, x: [f64; 3], p: [f64; 3]) -> [f64; 3] {
-        let sg = stress(&self.section, self.law, x[2], p);
-        [-sg[0], -sg[1], -sg[2]]
+        Ok(state3([
+            g[0], g[1], g[2], gv[0], gv[1], gv[2], p[0], p[1], p[2],
+        ]))
     }
 
     /// The slowest speed any state can have, everywhere (log law: the axial speed tends to
@@ -173,16 +263,16 @@ fn normal_pair(t: [f64; 3]) -> ([f64; 3], [f64; 3]) {
     (n1, n2)
 }
 
-impl CharacteristicBody for StringModel {
+impl CharacteristicBody<3> for StringModel {
     const FAMILIES: [&'static str; 3] = ["transverse", "transverse", "axial"];
 
-    fn rest_state(&self, s: f64) -> State {
+    fn rest_state(&self, s: f64) -> State<3> {
         let (g, up, l) = (self.g(), self.up(), self.length - s);
         let nu = 1.0 + self.static_tension(s) / self.ea;
         // ∫_s^L ν ds' with N linear in s
         let len = l + g * (self.payload_mass * l + 0.5 * self.rho_a * l * l) / self.ea;
         let y = self.payload_start;
-        [
+        state3([
             y[0] + len * up[0],
             y[1] + len * up[1],
             y[2] + len * up[2],
@@ -192,10 +282,11 @@ impl CharacteristicBody for StringModel {
             -nu * up[0],
             -nu * up[1],
             -nu * up[2],
-        ]
+        ])
     }
 
-    fn characteristics(&self, _x: [f64; 3], p: [f64; 3]) -> Result<Characteristics, ElementError> {
+    fn characteristics(&self, q: &State<3>) -> Result<Characteristics<3>, ElementError> {
+        let p = q.p;
         let nu = dot(p, p).sqrt();
         if !(nu.is_finite() && nu > 1.0) {
             return Err(ElementError::Slack { nu });
@@ -205,7 +296,7 @@ impl CharacteristicBody for StringModel {
         let (n1, n2) = normal_pair(t);
         let ra = self.rho_a.sqrt();
         Ok(Characteristics {
-            inertia: [self.rho_a; 3],
+            inertia: diagonal([self.rho_a; 3]),
             speeds: [
                 (n / (nu * self.rho_a)).sqrt(),
                 (n / (nu * self.rho_a)).sqrt(),
@@ -216,7 +307,16 @@ impl CharacteristicBody for StringModel {
         })
     }
 
-    fn tip_state(&self, path: &dyn TipTrajectory, t: f64) -> Result<State, ElementError> {
+    fn actuation(&self, q: &State<3>) -> [f64; 3] {
+        let p = q.p;
+        let nu = dot(p, p).sqrt();
+        let n = self.ea * (nu - 1.0);
+        p.map(|c| -n * c / nu)
+    }
+}
+
+impl PlanarCharacteristicBody for StringModel {
+    fn tip_state(&self, path: &dyn TipTrajectory, t: f64) -> Result<State<3>, ElementError> {
         let (y, v, a) = (path.pose(t), path.velocity(t), path.acceleration(t));
         let rel = [0, 1, 2].map(|c| self.gravity[c] - a[c]);
         let w = dot(rel, rel).sqrt();
@@ -225,13 +325,9 @@ impl CharacteristicBody for StringModel {
             return Err(ElementError::Slack { nu: 1.0 });
         }
         let p = rel.map(|c| nu * c / w);
-        Ok([y[0], y[1], y[2], v[0], v[1], v[2], p[0], p[1], p[2]])
-    }
-
-    fn actuation(&self, _x: [f64; 3], p: [f64; 3]) -> [f64; 3] {
-        let nu = dot(p, p).sqrt();
-        let n = self.ea * (nu - 1.0);
-        p.map(|c| -n * c / nu)
+        Ok(state3([
+            y[0], y[1], y[2], v[0], v[1], v[2], p[0], p[1], p[2],
+        ]))
     }
 
     /// The transverse speed under the quasi-static tension `a_min (m + ρA (L − s))`, `a_min`
@@ -282,7 +378,7 @@ mod tests {
             [0.7, 0.7, 0.2],
         ] {
             let (_, h) = law.force(p, true).unwrap();
-            let ch = r.characteristics([0.0; 3], p).unwrap();
+            let ch = r.characteristics(&State { p, ..State::ZERO }).unwrap();
             for k in 0..3 {
                 let e = ch.modes[k];
                 let he = [0, 1, 2].map(|i| (0..3).map(|j| h[i][j] * e[j]).sum::<f64>());
@@ -300,11 +396,14 @@ mod tests {
             }
             // the actuation is −n
             let (n, _) = law.force(p, false).unwrap();
-            let f = r.actuation([0.0; 3], p);
+            let f = r.actuation(&State { p, ..State::ZERO });
             assert!((0..3).all(|c| (f[c] + n[c]).abs() < 1e-12 * r.ea));
         }
         assert!(matches!(
-            r.characteristics([0.0; 3], [0.0, 0.0, -0.9]),
+            r.characteristics(&State {
+                p: [0.0, 0.0, -0.9],
+                ..State::ZERO
+            }),
             Err(ElementError::Slack { .. })
         ));
     }
@@ -316,10 +415,10 @@ mod tests {
         let r = rope();
         let top = r.hanging_nodes(7)[0];
         let q = r.rest_state(0.0);
-        assert!((0..3).all(|c| (q[c] - top[c]).abs() < 1e-12));
+        assert!((0..3).all(|c| (q.x[c] - top[c]).abs() < 1e-12));
         for s in [0.0, 3.0, 10.0] {
             let q = r.rest_state(s);
-            let nu = dot([q[6], q[7], q[8]], [q[6], q[7], q[8]]).sqrt();
+            let nu = dot(q.p, q.p).sqrt();
             assert!((r.ea * (nu - 1.0) - r.static_tension(s)).abs() < 1e-9);
         }
         let still = crate::inverse::trajectory::RestToRestLine {
@@ -330,10 +429,10 @@ mod tests {
                 duration: 1.0,
             },
         };
-        let tip = r.tip_state(&still, 0.0).unwrap();
+        let tip = PlanarCharacteristicBody::tip_state(&r, &still, 0.0).unwrap();
         let rest = r.rest_state(r.length);
         assert!(
-            (0..9).all(|c| (tip[c] - rest[c]).abs() < 1e-14),
+            (0..9).all(|c| (tip.get(c) - rest.get(c)).abs() < 1e-14),
             "{tip:?} {rest:?}"
         );
     }

@@ -46,7 +46,7 @@
 //! extended so far that the shrinking domain of determinacy still covers `[t_start, t_end]` at
 //! `s = 0`.
 
-use super::characteristics_body::{CharacteristicBody, State};
+use super::characteristics_body::{CharacteristicBody, PlanarTip, State, TipData};
 use super::element::ElementError;
 use super::solver::{BeamModel, InverseError, NewtonHistory, SpaceTimeMesh, SpaceTimeSolution};
 use super::trajectory::{TipTrajectory, TrajectoryError};
@@ -116,9 +116,9 @@ pub struct MarchReport {
 /// `solution.newton` holds no Newton data: `iterations` is the total number of fixed-point
 /// iterations and `unknowns` the number of nodal unknowns.
 #[derive(Clone, Debug)]
-pub struct CharacteristicsSolution<B = BeamModel> {
+pub struct CharacteristicsSolution<B = BeamModel, const N: usize = 3> {
     /// `x`, `v` on the grid of the mesh, actuation at its time nodes.
-    pub solution: SpaceTimeSolution<B>,
+    pub solution: SpaceTimeSolution<B, N>,
     /// March statistics.
     pub report: MarchReport,
 }
@@ -191,16 +191,16 @@ pub fn check_pre_actuation(
 }
 
 /// Cubic Lagrange interpolation in `t` on one line; nodes below index 0 are the rest state.
-struct LineView<'a> {
-    states: &'a [State],
+struct LineView<'a, const N: usize> {
+    states: &'a [State<N>],
     top: usize,
-    rest: State,
+    rest: State<N>,
     t_start: f64,
     ht: f64,
 }
 
-impl LineView<'_> {
-    fn node(&self, m: isize) -> &State {
+impl<const N: usize> LineView<'_, N> {
+    fn node(&self, m: isize) -> &State<N> {
         if m < 0 {
             &self.rest
         } else {
@@ -209,7 +209,7 @@ impl LineView<'_> {
     }
 
     /// State at time `tau`, or `None` above the valid range of the line.
-    fn at(&self, tau: f64) -> Option<State> {
+    fn at(&self, tau: f64) -> Option<State<N>> {
         let u = (tau - self.t_start) / self.ht;
         let top = self.top as f64;
         if u > top + 1e-9 {
@@ -225,45 +225,54 @@ impl LineView<'_> {
             -xi * (xi - 1.0) * (xi - 3.0) / 2.0,
             xi * (xi - 1.0) * (xi - 2.0) / 6.0,
         ];
-        let mut out = [0.0; 9];
+        let mut out = State::ZERO;
         for (m, wm) in w.iter().enumerate() {
             let s = self.node(base + m as isize);
-            for c in 0..9 {
-                out[c] += wm * s[c];
+            for c in 0..N {
+                out.x[c] += wm * s.x[c];
+                out.v[c] += wm * s.v[c];
+                out.p[c] += wm * s.p[c];
             }
         }
         Some(out)
     }
 }
 
-/// Gaussian elimination with partial pivoting for the 6 × 6 compatibility system.
-fn solve6(mut a: [[f64; 6]; 6], mut b: [f64; 6]) -> Option<[f64; 6]> {
-    for c in 0..6 {
-        let piv = (c..6).max_by(|&i, &j| a[i][c].abs().total_cmp(&a[j][c].abs()))?;
+/// Largest compatibility system: `2N` rows for `N ≤ 6`.
+const MAX_ROWS: usize = 12;
+
+/// Gaussian elimination with partial pivoting for the `n × n` compatibility system (`n ≤ 12`).
+fn solve_small(
+    mut a: [[f64; MAX_ROWS]; MAX_ROWS],
+    mut b: [f64; MAX_ROWS],
+    n: usize,
+) -> Option<[f64; MAX_ROWS]> {
+    for c in 0..n {
+        let piv = (c..n).max_by(|&i, &j| a[i][c].abs().total_cmp(&a[j][c].abs()))?;
         if a[piv][c] == 0.0 || !a[piv][c].is_finite() {
             return None;
         }
         a.swap(piv, c);
         b.swap(piv, c);
-        for r in c + 1..6 {
+        for r in c + 1..n {
             let f = a[r][c] / a[c][c];
-            for k in c..6 {
+            for k in c..n {
                 a[r][k] -= f * a[c][k];
             }
             b[r] -= f * b[c];
         }
     }
-    let mut x = [0.0; 6];
-    for r in (0..6).rev() {
-        let s: f64 = (r + 1..6).map(|k| a[r][k] * x[k]).sum();
+    let mut x = [0.0; MAX_ROWS];
+    for r in (0..n).rev() {
+        let s: f64 = (r + 1..n).map(|k| a[r][k] * x[k]).sum();
         x[r] = (b[r] - s) / a[r][r];
     }
     Some(x)
 }
 
 /// Outcome of one node.
-enum NodeResult {
-    Done(State, usize, [f64; 2]),
+enum NodeResult<const N: usize> {
+    Done(State<N>, usize, [f64; 2]),
     /// A foot lies above the valid range of the previous line.
     OutsideDomain,
 }
@@ -278,70 +287,68 @@ enum NodeError {
 
 /// One node `Q = (s_{i−1}, t_j)` from the line `s_i` (`prev`: the state at `(s_i, t_j)`;
 /// `guess`: the predictor for `Q`).
-fn march_node<B: CharacteristicBody>(
+fn march_node<B: CharacteristicBody<N>, const N: usize>(
     body: &B,
-    line: &LineView<'_>,
-    prev: &State,
-    guess: State,
+    line: &LineView<'_, N>,
+    prev: &State<N>,
+    guess: State<N>,
     tj: f64,
     hs: f64,
     settings: &CharacteristicsSettings,
-) -> Result<NodeResult, NodeError> {
+) -> Result<NodeResult<N>, NodeError> {
     let mut q = guess;
-    let a0 = body
-        .characteristics([q[0], q[1], q[2]], [q[6], q[7], q[8]])
-        .map_err(|e| NodeError::Law(e, 0))?;
-    let mut c_row = [0.0; 6];
-    for r in 0..6 {
+    let a0 = body.characteristics(&q).map_err(|e| NodeError::Law(e, 0))?;
+    let rows = 2 * N;
+    let mut c_row = [0.0; MAX_ROWS];
+    for r in 0..rows {
         c_row[r] = a0.speeds[r / 2];
     }
     let mut change = f64::INFINITY;
     for it in 1..=settings.max_iterations {
-        let mut m = [[0.0; 6]; 6];
-        let mut rhs = [0.0; 6];
+        let mut m = [[0.0; MAX_ROWS]; MAX_ROWS];
+        let mut rhs = [0.0; MAX_ROWS];
         let mut range = [f64::INFINITY, 0.0f64];
-        for r in 0..6 {
+        for r in 0..rows {
             let (k, sign) = (r / 2, if r % 2 == 0 { 1.0 } else { -1.0 });
             let Some(p) = line.at(tj + sign * hs / c_row[r]) else {
                 return Ok(NodeResult::OutsideDomain);
             };
-            let mid: State = std::array::from_fn(|c| 0.5 * (p[c] + q[c]));
+            let mid = State::from_fn(|c| 0.5 * (p.get(c) + q.get(c)));
             let an = body
-                .characteristics([mid[0], mid[1], mid[2]], [mid[6], mid[7], mid[8]])
+                .characteristics(&mid)
                 .map_err(|e| NodeError::Law(e, it))?;
             let (c, e) = (an.speeds[k], an.modes[k]);
             c_row[r] = c;
             range = [range[0].min(c), range[1].max(c)];
-            let mut b = -sign * hs / c * (0..3).map(|a| e[a] * an.source[a]).sum::<f64>();
-            for a in 0..3 {
-                let ea = e[a] * an.inertia[a];
+            let mut b = -sign * hs / c * (0..N).map(|a| e[a] * an.source[a]).sum::<f64>();
+            for a in 0..N {
+                // (M e)_a: the inertia is symmetric
+                let ea = (0..N).map(|d| an.inertia[a][d] * e[d]).sum::<f64>();
                 m[r][a] = ea;
-                m[r][3 + a] = -sign * c * ea;
-                b += ea * p[3 + a] - sign * c * ea * p[6 + a];
+                m[r][N + a] = -sign * c * ea;
+                b += ea * p.v[a] - sign * c * ea * p.p[a];
             }
             rhs[r] = b;
         }
-        let Some(sol) = solve6(m, rhs) else {
+        let Some(sol) = solve_small(m, rhs, rows) else {
             return Err(NodeError::NotConverged {
                 iterations: it,
                 change,
             });
         };
         let mut next = q;
-        for a in 0..3 {
-            next[3 + a] = sol[a];
-            next[6 + a] = sol[3 + a];
-            next[a] = prev[a] - 0.5 * hs * (sol[3 + a] + prev[6 + a]);
+        for a in 0..N {
+            next.v[a] = sol[a];
+            next.p[a] = sol[N + a];
+            next.x[a] = prev.x[a] - 0.5 * hs * (sol[N + a] + prev.p[a]);
         }
         // a fixed point that has not converged in RELAX_AFTER iterations is under-relaxed
         if it > RELAX_AFTER {
-            for c in 0..9 {
-                next[c] = q[c] + RELAXATION * (next[c] - q[c]);
-            }
+            next = State::from_fn(|c| q.get(c) + RELAXATION * (next.get(c) - q.get(c)));
         }
         let last = change;
-        change = (0..9).fold(0.0f64, |mx, c| mx.max((next[c] - q[c]).abs()));
-        let size = next.iter().fold(0.0f64, |mx, v| mx.max(v.abs()));
+        change = (0..3 * N).fold(0.0f64, |mx, c| mx.max((next.get(c) - q.get(c)).abs()));
+        let size = (0..3 * N).fold(0.0f64, |mx, c| mx.max(next.get(c).abs()));
         q = next;
         if !change.is_finite() {
             return Err(NodeError::NotConverged {
@@ -378,7 +385,11 @@ pub fn solve_characteristics(
     let tip0 = beam.initial_pose(beam.length);
     super::trajectory::check_start_pose(trajectory, mesh.t_start, tip0, beam.length)?;
     check_pre_actuation(beam, mesh.t_start, trajectory)?;
-    march_from(beam, mesh, trajectory, settings, started)
+    let tip = PlanarTip {
+        body: beam,
+        path: trajectory,
+    };
+    march_from(beam, mesh, &tip, settings, started)
 }
 
 /// The time domain, the mesh counts ([`check_mesh`]) and the settings: the checks of every
@@ -411,28 +422,29 @@ pub fn check_input(
     Ok(())
 }
 
-/// The march of the module docs for any [`CharacteristicBody`], after [`check_input`]. The
-/// body's own checks (data, start pose, pre-actuation room: the state below `t_start` is the
-/// rest state) are the caller's: [`solve_characteristics`] for the beam,
-/// [`super::crane::solve_crane_characteristics`] for the string.
-pub fn march<B: CharacteristicBody>(
+/// The march of the module docs for any [`CharacteristicBody`] with its path's [`TipData`],
+/// after [`check_input`]. The body's own checks (data, start pose, pre-actuation room: the
+/// state below `t_start` is the rest state) are the caller's: [`solve_characteristics`] for
+/// the beam, [`super::crane::solve_crane_characteristics`] for the string,
+/// [`crate::inverse::spatial`] for the spatial beam.
+pub fn march<B: CharacteristicBody<N>, const N: usize>(
     body: &B,
     mesh: &SpaceTimeMesh,
-    trajectory: &dyn TipTrajectory,
+    tip: &dyn TipData<N>,
     settings: &CharacteristicsSettings,
-) -> Result<CharacteristicsSolution<B>, InverseError> {
+) -> Result<CharacteristicsSolution<B, N>, InverseError> {
     let started = Instant::now();
     check_input(mesh, settings)?;
-    march_from(body, mesh, trajectory, settings, started)
+    march_from(body, mesh, tip, settings, started)
 }
 
-fn march_from<B: CharacteristicBody>(
+fn march_from<B: CharacteristicBody<N>, const N: usize>(
     body: &B,
     mesh: &SpaceTimeMesh,
-    trajectory: &dyn TipTrajectory,
+    tip: &dyn TipData<N>,
     settings: &CharacteristicsSettings,
     started: Instant,
-) -> Result<CharacteristicsSolution<B>, InverseError> {
+) -> Result<CharacteristicsSolution<B, N>, InverseError> {
     let ns = mesh.elements_s;
     let nt = mesh.elements_t;
     let length = body.length();
@@ -441,7 +453,7 @@ fn march_from<B: CharacteristicBody>(
     // Each step from line i to line i − 1 loses at most ceil(hs/(c ht)) nodes at the top of its
     // domain of determinacy, c a lower bound of the speeds in that element (at its midpoint).
     let mids: Vec<f64> = (1..=ns).map(|i| (i as f64 - 0.5) * hs).collect();
-    let bounds = body.speed_lower_bounds(trajectory, mesh.t_start, mesh.t_end, &mids);
+    let bounds = tip.speed_lower_bounds(mesh.t_start, mesh.t_end, &mids);
     let mut lost = 0usize;
     for i in (1..=ns).rev() {
         let c_low = bounds[i - 1];
@@ -467,15 +479,15 @@ fn march_from<B: CharacteristicBody>(
     // tip line
     let mut tip_line = Vec::with_capacity(crate::resources::reserve(n_ext, 1));
     for j in 0..=n_ext {
-        let q = body
-            .tip_state(trajectory, t_of(j))
+        let q = tip
+            .tip_state(t_of(j))
             .map_err(|source| InverseError::Element {
                 iteration: 0,
                 source,
             })?;
         tip_line.push(q);
     }
-    let mut lines: Vec<Vec<State>> = vec![Vec::new(); ns + 1];
+    let mut lines: Vec<Vec<State<N>>> = vec![Vec::new(); ns + 1];
     let mut tops = vec![0usize; ns + 1];
     lines[ns] = tip_line;
     tops[ns] = n_ext;
@@ -493,20 +505,17 @@ fn march_from<B: CharacteristicBody>(
             t_start: mesh.t_start,
             ht,
         };
-        let mut new_line: Vec<State> = Vec::with_capacity(crate::resources::reserve(tops[i], 1));
+        let mut new_line: Vec<State<N>> = Vec::with_capacity(crate::resources::reserve(tops[i], 1));
         for j in 0..=tops[i] {
             let prev = &view.states[j];
             // predictor: the previous line plus the s-increment at the previous time node
             // (at a node where the law has no speeds, a chain's free end, the rest state)
-            let guess: State = match j {
-                0 if body
-                    .characteristics([prev[0], prev[1], prev[2]], [prev[6], prev[7], prev[8]])
-                    .is_err() =>
-                {
-                    body.rest_state(s_new)
-                }
+            let guess: State<N> = match j {
+                0 if body.characteristics(prev).is_err() => body.rest_state(s_new),
                 0 => *prev,
-                _ => std::array::from_fn(|c| prev[c] + new_line[j - 1][c] - view.states[j - 1][c]),
+                _ => State::from_fn(|c| {
+                    prev.get(c) + new_line[j - 1].get(c) - view.states[j - 1].get(c)
+                }),
             };
             match march_node(body, &view, prev, guess, t_of(j), hs, settings) {
                 Ok(NodeResult::Done(q, its, range)) => {
@@ -568,16 +577,11 @@ fn march_from<B: CharacteristicBody>(
     for j in 0..=nt {
         for line in &lines {
             let q = &line[j];
-            x.push([q[0], q[1], q[2]]);
-            v.push([q[3], q[4], q[5]]);
+            x.push(q.x);
+            v.push(q.v);
         }
     }
-    let actuation = (0..=nt)
-        .map(|j| {
-            let q = &lines[0][j];
-            body.actuation([q[0], q[1], q[2]], [q[6], q[7], q[8]])
-        })
-        .collect();
+    let actuation = (0..=nt).map(|j| body.actuation(&lines[0][j])).collect();
     report.seconds = started.elapsed().as_secs_f64();
     let solution = SpaceTimeSolution {
         beam: *body,
@@ -590,7 +594,7 @@ fn march_from<B: CharacteristicBody>(
         newton: NewtonHistory {
             iterations: report.iterations_total,
             residuals: Vec::new(),
-            unknowns: 9 * (report.nodes + n_ext + 1),
+            unknowns: 3 * N * (report.nodes + n_ext + 1),
             nonzeros: 0,
             assembly_seconds: 0.0,
             linear_seconds: report.seconds,
@@ -608,21 +612,31 @@ mod tests {
 
     #[test]
     fn interpolation_is_exact_for_cubics_and_uses_rest_below_start() {
-        let states: Vec<State> = (0..10)
+        let states: Vec<State<3>> = (0..10)
             .map(|j| {
                 let t = 0.5 * j as f64;
-                [t * t * t - t, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]
+                crate::inverse::characteristics_body::state3([
+                    t * t * t - t,
+                    0.0,
+                    0.0,
+                    0.0,
+                    0.0,
+                    0.0,
+                    0.0,
+                    0.0,
+                    0.0,
+                ])
             })
             .collect();
         let v = LineView {
             states: &states,
             top: 9,
-            rest: [0.0; 9],
+            rest: State::ZERO,
             t_start: 0.0,
             ht: 0.5,
         };
         for tau in [0.6, 1.3, 3.9, 4.3, 4.5] {
-            let got = v.at(tau).unwrap()[0];
+            let got = v.at(tau).unwrap().x[0];
             assert!(
                 (got - (tau * tau * tau - tau)).abs() < 1e-12,
                 "{tau}: {got}"
@@ -631,7 +645,7 @@ mod tests {
         assert!(v.at(4.6).is_none());
         // below t_start the rest state (0) is used: f(t) = t³ − t vanishes only at 0, so the
         // interpolant at −0.25 mixes rest and data
-        assert!(v.at(-0.25).unwrap()[0].is_finite());
+        assert!(v.at(-0.25).unwrap().x[0].is_finite());
     }
 
     #[test]

@@ -52,7 +52,8 @@ pub fn solve_crane_characteristics(
         stall: settings.stall.max(STALL),
         ..*settings
     };
-    let run = march(&model, mesh, path, &settings)?;
+    let tip = crate::inverse::characteristics_body::PlanarTip { body: &model, path };
+    let run = march(&model, mesh, &tip, &settings)?;
     finish(
         run.solution,
         report,

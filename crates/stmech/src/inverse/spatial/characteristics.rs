@@ -29,9 +29,12 @@
 
 use super::SpatialBeam;
 use super::body::TipInertia;
-use super::law::SpatialPointLaw;
-use super::servo::ServoState;
-use crate::inverse::element::{ElementError, PointLaw};
+use super::law::{SpatialPointLaw, section_rotary_inertia};
+use super::servo::{PoseServo, ServoState};
+use crate::inverse::body::InverseBody;
+use crate::inverse::characteristics_body::{CharacteristicBody, Characteristics, State, TipData};
+use crate::inverse::element::{BilinearElement, ElementError, InertiaPoint, PointLaw};
+use crate::math::dual::{Dual, Real};
 use crate::math::so3::{Rotation, tangent_inverse};
 
 /// The characteristic data of the spatial beam at one state (module docs).
@@ -124,6 +127,179 @@ pub fn actuation(
     p: &[f64; 6],
 ) -> Result<[f64; 6], ElementError> {
     Ok(law.stress_point(x, p, false)?.gp.map(|c| -c))
+}
+
+/// The arm as the march sees it: the beam with its law and the constant eigenpairs
+/// `C u_k = c_k² D u_k`, `D = diag(ρA I, J0)` (`u_kᵀ D u_l = δ_kl`), from which the modes at a
+/// state follow by the congruence of the module docs: `e_k = (Q R0 u_r, T⁻ᵀ R0 u_ψ)` and
+/// `M e_k = (ρA Q R0 u_r, T R0 J0 u_ψ)`, no eigenproblem per state.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct MarchArm {
+    pub beam: SpatialBeam,
+    law: SpatialPointLaw,
+    speeds: [f64; 6],
+    u: [[f64; 6]; 6],
+    j0: [[f64; 3]; 3],
+}
+
+impl MarchArm {
+    pub(crate) fn new(beam: &SpatialBeam) -> Self {
+        let j0 = section_rotary_inertia(&beam.section);
+        let mut d = [[0.0; 6]; 6];
+        for k in 0..3 {
+            d[k][k] = beam.section.rho_a();
+            for l in 0..3 {
+                d[3 + k][3 + l] = j0[k][l];
+            }
+        }
+        let (lam, u) = crate::math::eigen::generalized(beam.section.stiffness(), &d)
+            .expect("a validated section has a positive definite inertia");
+        Self {
+            beam: *beam,
+            law: SpatialPointLaw::new(&beam.section, beam.frame),
+            speeds: lam.map(|l| l.max(0.0).sqrt()),
+            u,
+            j0,
+        }
+    }
+}
+
+impl InverseBody<6> for MarchArm {
+    type Law = SpatialPointLaw;
+    const NONLINEAR_TIP: bool = true;
+    fn length(&self) -> f64 {
+        self.beam.length
+    }
+    fn element(&self, hs: f64, ht: f64) -> BilinearElement<SpatialPointLaw, 6> {
+        self.beam.element(hs, ht)
+    }
+    fn tip_mass(&self) -> Option<[f64; 6]> {
+        None
+    }
+    fn tip_point(
+        &self,
+        x: &[f64; 6],
+        v: &[f64; 6],
+        a: &[f64; 6],
+        tangent: bool,
+    ) -> InertiaPoint<6> {
+        self.beam.tip_point(x, v, a, tangent)
+    }
+    fn initial_nodes(&self, elements_s: usize) -> Vec<[f64; 6]> {
+        self.beam.initial_nodes(elements_s)
+    }
+    fn initial_actuation(
+        &self,
+        element: &BilinearElement<SpatialPointLaw, 6>,
+        x0: &[[f64; 6]],
+        hs: f64,
+    ) -> [f64; 6] {
+        self.beam.initial_actuation(element, x0, hs)
+    }
+}
+
+impl CharacteristicBody<6> for MarchArm {
+    const FAMILIES: [&'static str; 6] = [
+        "mode 1 (slowest)",
+        "mode 2",
+        "mode 3",
+        "mode 4",
+        "mode 5",
+        "mode 6 (fastest)",
+    ];
+
+    fn rest_state(&self, s: f64) -> State<6> {
+        let r = self.beam.rest_position(s);
+        let d3 = self.beam.frame[2];
+        State {
+            x: [r[0], r[1], r[2], 0.0, 0.0, 0.0],
+            v: [0.0; 6],
+            p: [d3[0], d3[1], d3[2], 0.0, 0.0, 0.0],
+        }
+    }
+
+    /// `M`, the state-independent speeds, the modes by congruence and
+    /// `F₁ = −h(x, v) − g_x + (∂g_p/∂ψ) ψ′` (the directional derivative by one dual number).
+    fn characteristics(&self, q: &State<6>) -> Result<Characteristics<6>, ElementError> {
+        let psi = [q.x[3], q.x[4], q.x[5]];
+        let psip = [q.p[3], q.p[4], q.p[5]];
+        let angle = (psi[0] * psi[0] + psi[1] * psi[1] + psi[2] * psi[2]).sqrt();
+        if !(angle.is_finite() && angle < super::law::MAX_ROTATION) {
+            return Err(ElementError::RotationLimit {
+                angle,
+                limit: super::law::MAX_ROTATION,
+            });
+        }
+        let rot = Rotation::new(psi);
+        let neg = psi.map(|c| -c);
+        let frame = &self.beam.frame;
+        let comb = |u: &[f64]| -> [f64; 3] {
+            std::array::from_fn(|a| u[0] * frame[0][a] + u[1] * frame[1][a] + u[2] * frame[2][a])
+        };
+        let rho_a = self.beam.section.rho_a();
+        let mut modes = [[0.0; 6]; 6];
+        for k in 0..6 {
+            let er = rot.rotate(&comb(&self.u[k][0..3]));
+            let ew = tangent_inverse(&neg, &comb(&self.u[k][3..6]));
+            modes[k] = [er[0], er[1], er[2], ew[0], ew[1], ew[2]];
+        }
+        // M = diag(ρA I, T J̃0 Tᵀ)
+        let mut inertia = [[0.0; 6]; 6];
+        for c in 0..3 {
+            inertia[c][c] = rho_a;
+            let mut e = [0.0; 3];
+            e[c] = 1.0;
+            let j0t = super::law::to_global(frame, &self.j0);
+            let col = rot.tangent(&crate::math::so3::mat_vec(&j0t, &rot.tangent_t(&e)));
+            for r in 0..3 {
+                inertia[3 + r][3 + c] = col[r];
+            }
+        }
+        // F₁: h(x, v) = f(x, v, a = 0); g_x; the ψ-derivative of g_p along ψ′
+        let h = self.law.inertia_point(&q.x, &q.v, &[0.0; 6], false).f;
+        let dpsi: [Dual<1>; 3] = std::array::from_fn(|k| Dual {
+            v: psi[k],
+            d: [psip[k]],
+        });
+        let lift = |u: &[f64]| -> [Dual<1>; 3] { std::array::from_fn(|k| Dual::cst(u[k])) };
+        let (gp, gx) = self.law.stresses(dpsi, lift(&q.p[0..3]), lift(&q.p[3..6]));
+        let mut source = [0.0; 6];
+        for c in 0..6 {
+            let gxc = if c < 3 { 0.0 } else { gx[c - 3].v };
+            source[c] = -h[c] - gxc + gp[c].d[0];
+        }
+        Ok(Characteristics {
+            inertia,
+            speeds: self.speeds,
+            modes,
+            source,
+        })
+    }
+
+    fn actuation(&self, q: &State<6>) -> [f64; 6] {
+        actuation(&self.law, &q.x, &q.p).unwrap_or([f64::NAN; 6])
+    }
+}
+
+/// The tip line of the spatial march: the servo target and the tip law.
+pub(crate) struct SpatialTip<'a> {
+    pub beam: &'a SpatialBeam,
+    pub servo: &'a PoseServo<'a>,
+    pub c_min: f64,
+}
+
+impl TipData<6> for SpatialTip<'_> {
+    fn tip_state(&self, t: f64) -> Result<State<6>, ElementError> {
+        let st = self.servo.state(t);
+        Ok(State {
+            x: st.x,
+            v: st.v,
+            p: tip_gradient(self.beam, &st)?,
+        })
+    }
+    fn speed_lower_bounds(&self, _t0: f64, _t1: f64, s: &[f64]) -> Vec<f64> {
+        vec![self.c_min; s.len()]
+    }
 }
 
 /// Gaussian elimination with partial pivoting, 6 × 6.

@@ -126,7 +126,7 @@ impl SpatialPointLaw {
     }
 
     /// `(g_p, g_x[3..6])` at `ψ`, `r′`, `ψ′` (module docs).
-    fn stresses<S: Real>(&self, psi: V3<S>, rp: V3<S>, psip: V3<S>) -> ([S; 6], V3<S>) {
+    pub(crate) fn stresses<S: Real>(&self, psi: V3<S>, rp: V3<S>, psip: V3<S>) -> ([S; 6], V3<S>) {
         let rot = Rotation::new(psi);
         let pi = self.strains(&rot, &rp, &psip);
         let s: [S; 6] = std::array::from_fn(|i| {

@@ -12,9 +12,12 @@
 //! the slowest also sets the pre- and post-actuation `L/c_min`.
 
 use super::SpatialBeam;
+use super::characteristics::{MarchArm, SpatialTip};
 use super::law::{SpatialPointLaw, section_rotary_inertia};
 use super::servo::PoseServo;
-use crate::inverse::characteristics_solver::MarchReport;
+use crate::inverse::characteristics_solver::{
+    CharacteristicsSettings, CharacteristicsSolution, MarchReport, march,
+};
 use crate::inverse::element::PointLaw;
 use crate::inverse::mesh_ratio::{self, MeshRatioError};
 use crate::inverse::methods::InverseMethod;
@@ -191,7 +194,7 @@ pub fn check_method(
     method: InverseMethod,
     beam: &SpatialBeam,
     mesh: &SpaceTimeMesh,
-    _path: &dyn PoseTrajectory,
+    path: &dyn PoseTrajectory,
 ) -> Result<(), InverseError> {
     match method {
         InverseMethod::SpaceTime => {
@@ -199,14 +202,57 @@ pub fn check_method(
             Ok(())
         }
         InverseMethod::Characteristics => {
-            Err(InverseError::Input(crate::error::InputError::Invalid {
-                field: "method".into(),
-                message: "the method of characteristics is not available for the spatial beam \
-                          yet; use method = \"space-time\""
-                    .into(),
-            }))
+            crate::inverse::characteristics_solver::check_mesh(mesh)?;
+            check_pre_actuation(beam, path, mesh.t_start)?;
+            Ok(())
         }
     }
+}
+
+/// Checks that the tip rests on `[t_start, t_start + L/c_min]` (`c_min` the slowest family):
+/// the method of characteristics starts from the rest state below `t_start`, so the
+/// pre-actuation must fit into the time domain.
+pub fn check_pre_actuation(
+    beam: &SpatialBeam,
+    path: &dyn PoseTrajectory,
+    t_start: f64,
+) -> Result<(), TrajectoryError> {
+    let w = wave_speeds(&beam.section);
+    let delay = beam.length / w.min();
+    let s0 = path.state(t_start);
+    let scale = 1.0 + s0.pose.position.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+    let n = 2000;
+    for k in 1..=n {
+        let t = t_start + delay * k as f64 / n as f64;
+        let st = path.state(t);
+        let dp = (0..3).fold(0.0f64, |m, c| {
+            m.max((st.pose.position[c] - s0.pose.position[c]).abs())
+        });
+        let df = (0..3).fold(0.0f64, |m, d| {
+            (0..3).fold(m, |m, c| {
+                m.max((st.pose.directors[d][c] - s0.pose.directors[d][c]).abs())
+            })
+        });
+        if dp > 1e-9 * scale || df > 1e-9 {
+            return Err(TrajectoryError::Data {
+                path: "of the tip".into(),
+                message: format!(
+                    "the tip moves at t = {t:.4} s (position by {dp:.2e} m, frame by {df:.2e}), \
+                     less than L/c_min = {delay:.4} s after time.start = {t_start} s \
+                     (c_min = {:.4} m/s, the {} wave). The actuation must start L/c_min before \
+                     the tip moves (pre-actuation, [I] Sect. 3) and the beam is at rest at \
+                     time.start, so the method of characteristics needs the tip at rest on \
+                     [{t_start}, {:.4}] s: start the time domain at or before {:.4} s, or \
+                     delay the motion",
+                    w.min(),
+                    w.families[0],
+                    t_start + delay,
+                    t - delay
+                ),
+            });
+        }
+    }
+    Ok(())
 }
 
 /// The spatial inverse problem by `method` (the one entry point of the front ends): the
@@ -220,12 +266,61 @@ pub fn solve_with(
 ) -> Result<SpatialRun, InverseError> {
     let started = std::time::Instant::now();
     check_method(method, beam, mesh, path)?;
-    let solution = solve_space_time(beam, mesh, path, settings)?;
+    let (solution, march) = match method {
+        InverseMethod::SpaceTime => (solve_space_time(beam, mesh, path, settings)?, None),
+        InverseMethod::Characteristics => {
+            let run = solve_characteristics(beam, mesh, path, &CharacteristicsSettings::default())?;
+            (run.solution, Some(run.report))
+        }
+    };
     Ok(SpatialRun {
         solution,
         method,
-        march: None,
+        march,
         seconds: started.elapsed().as_secs_f64(),
+    })
+}
+
+/// The spatial inverse problem by the method of characteristics (`inverse/spatial/
+/// characteristics.rs`, the generic march of [`crate::inverse::characteristics_solver`]):
+/// the checks of [`solve_space_time`] but the mesh ratio (the march is semi-Lagrangian), the
+/// mesh counts and the pre-actuation room ([`check_pre_actuation`]), then the march from the
+/// tip line to the base.
+pub fn solve_characteristics(
+    beam: &SpatialBeam,
+    mesh: &SpaceTimeMesh,
+    path: &dyn PoseTrajectory,
+    settings: &CharacteristicsSettings,
+) -> Result<CharacteristicsSolution<SpatialBeam, 6>, InverseError> {
+    beam.validate("beam")?;
+    validate_mesh(mesh)?;
+    crate::inverse::characteristics_solver::check_mesh(mesh)?;
+    check_start_pose(beam, path, mesh.t_start)?;
+    check_pre_actuation(beam, path, mesh.t_start)?;
+    let arm = MarchArm::new(beam);
+    let w = wave_speeds(&beam.section);
+    // the tip line runs past time.end by the travel time of the slowest wave (and a margin)
+    let reach = mesh.t_end + 2.0 * beam.length / w.min() + 4.0 * mesh.ht();
+    let servo = PoseServo::new(path, &beam.frame, mesh.t_start, reach)?;
+    let tip = SpatialTip {
+        beam,
+        servo: &servo,
+        c_min: w.min(),
+    };
+    let run = march(&arm, mesh, &tip, settings)?;
+    let s = run.solution;
+    Ok(CharacteristicsSolution {
+        solution: SpaceTimeSolution {
+            beam: *beam,
+            mesh: s.mesh,
+            s: s.s,
+            t: s.t,
+            x: s.x,
+            v: s.v,
+            actuation: s.actuation,
+            newton: s.newton,
+        },
+        report: run.report,
     })
 }
 
