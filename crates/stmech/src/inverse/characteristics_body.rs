@@ -86,7 +86,7 @@ impl<const N: usize> State<N> {
     #[inline]
     pub fn from_fn(mut f: impl FnMut(usize) -> f64) -> Self {
         Self {
-            x: std::array::from_fn(|c| f(c)),
+            x: std::array::from_fn(&mut f),
             v: std::array::from_fn(|c| f(N + c)),
             p: std::array::from_fn(|c| f(2 * N + c)),
         }
