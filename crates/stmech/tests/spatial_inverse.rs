@@ -245,9 +245,25 @@ fn timing_look() {
         let t = std::time::Instant::now();
         let s = solve_space_time(&beam, &mesh, &path, &NewtonSettings::default()).unwrap();
         println!(
-            "{ns} × {}: {:.3} s, kernel {:.3} s, columns {:.3} s, {} its, {} checks",
+            "from rest {ns} × {}: {:.3} s, {} its",
             mesh.elements_t,
             t.elapsed().as_secs_f64(),
+            s.newton.iterations
+        );
+        let t = std::time::Instant::now();
+        let s = stmech::inverse::spatial::solve::solve_space_time_started(
+            &beam,
+            &mesh,
+            &path,
+            &NewtonSettings::default(),
+        )
+        .unwrap();
+        println!(
+            "started {ns} × {}: {:.3} s, start {:?} {:.3} s, kernel {:.3} s, columns {:.3} s, {} its, {} checks",
+            mesh.elements_t,
+            t.elapsed().as_secs_f64(),
+            s.newton.start,
+            s.newton.start_seconds,
             s.newton.assembly_seconds,
             s.newton.linear_seconds,
             s.newton.iterations,

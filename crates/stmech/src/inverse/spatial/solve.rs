@@ -20,10 +20,10 @@ use crate::inverse::characteristics_solver::{
 };
 use crate::inverse::element::PointLaw;
 use crate::inverse::mesh_ratio::{self, MeshRatioError};
-use crate::inverse::methods::InverseMethod;
+use crate::inverse::methods::{InverseMethod, START_COARSENING, START_TOLERANCE};
 use crate::inverse::solver::{
-    InverseError, NewtonSettings, SpaceTimeMesh, SpaceTimeSolution, solve_inverse_started,
-    validate_mesh,
+    InverseError, NewtonSettings, NewtonStart, SpaceTimeMesh, SpaceTimeSolution,
+    solve_inverse_started, validate_mesh,
 };
 use crate::inverse::trajectory::TrajectoryError;
 use crate::inverse::trajectory::pose::PoseTrajectory;
@@ -267,7 +267,7 @@ pub fn solve_with(
     let started = std::time::Instant::now();
     check_method(method, beam, mesh, path)?;
     let (solution, march) = match method {
-        InverseMethod::SpaceTime => (solve_space_time(beam, mesh, path, settings)?, None),
+        InverseMethod::SpaceTime => (solve_space_time_started(beam, mesh, path, settings)?, None),
         InverseMethod::Characteristics => {
             let run = solve_characteristics(beam, mesh, path, &CharacteristicsSettings::default())?;
             (run.solution, Some(run.report))
@@ -279,6 +279,51 @@ pub fn solve_with(
         march,
         seconds: started.elapsed().as_secs_f64(),
     })
+}
+
+/// [`solve_space_time`] with Newton started like the planar beam's
+/// ([`crate::inverse::methods::solve_space_time`]): from the method of characteristics on the
+/// mesh coarsened [`START_COARSENING`] times in `s` and `t` (fixed-point tolerance
+/// [`START_TOLERANCE`]), cubically interpolated; from rest where the march cannot run (no room
+/// for the pre-actuation, too few time elements) or Newton fails from it. The history's
+/// `start` says which; the result is the FEM solution either way (to the Newton tolerance).
+pub fn solve_space_time_started(
+    beam: &SpatialBeam,
+    mesh: &SpaceTimeMesh,
+    path: &dyn PoseTrajectory,
+    settings: &NewtonSettings,
+) -> Result<SpaceTimeSolution<SpatialBeam, 6>, InverseError> {
+    beam.validate("beam")?;
+    validate_mesh(mesh)?;
+    check_mesh_ratio(beam, mesh)?;
+    check_start_pose(beam, path, mesh.t_start)?;
+    let started = std::time::Instant::now();
+    let servo = PoseServo::new(path, &beam.frame, mesh.t_start, mesh.t_end)?;
+    let coarse = SpaceTimeMesh {
+        elements_s: (mesh.elements_s / START_COARSENING).max(1),
+        elements_t: (mesh.elements_t / START_COARSENING).max(3),
+        ..*mesh
+    };
+    let march_settings = CharacteristicsSettings {
+        tolerance: START_TOLERANCE,
+        ..CharacteristicsSettings::default()
+    };
+    if let Ok(chars) = solve_characteristics(beam, &coarse, path, &march_settings) {
+        let march_seconds = chars.report.seconds;
+        match solve_inverse_started(beam, mesh, &servo, settings, Some(chars.solution)) {
+            Ok(mut sol) => {
+                sol.newton.start = NewtonStart::Characteristics;
+                sol.newton.start_seconds = march_seconds;
+                return Ok(sol);
+            }
+            Err(InverseError::NewtonFailed { .. } | InverseError::Element { .. }) => {}
+            Err(e) => return Err(e),
+        }
+    }
+    let attempt = started.elapsed().as_secs_f64();
+    let mut sol = solve_inverse_started(beam, mesh, &servo, settings, None)?;
+    sol.newton.start_seconds = attempt;
+    Ok(sol)
 }
 
 /// The spatial inverse problem by the method of characteristics (`inverse/spatial/
