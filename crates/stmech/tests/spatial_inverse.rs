@@ -327,3 +327,68 @@ fn characteristics_and_fem_agree_on_the_helix_under_refinement() {
     println!("orders {orders:.2?}");
     assert!(orders.iter().all(|&p| p > 1.8), "{orders:?}");
 }
+
+/// The position-only variant (a translating clamp of fixed orientation, the tip frame free):
+/// the servo rows hold (tip position on the path, base rotation zero), the forward mode driven
+/// by its actuation reproduces it, and for a stiff arm the base moves rigidly with the tip
+/// (`r(0, t) = r_tip(t) − L e1`) while the tip frame stays put.
+#[test]
+fn position_only_holds_its_rows_and_tends_to_the_rigid_translation() {
+    use stmech::inverse::spatial::solve::solve_position_only;
+    let (mut prev, mut prev_rot) = (f64::INFINITY, f64::INFINITY);
+    for kappa in [1.0, 100.0, 1e4] {
+        let beam = helix_arm(kappa);
+        let path = helix_path(&beam);
+        let mesh = SpaceTimeMesh {
+            t_start: 0.0,
+            t_end: 6.0,
+            elements_s: 6,
+            elements_t: 36,
+        };
+        let tight = NewtonSettings {
+            tolerance: 1e-11,
+            ..NewtonSettings::default()
+        };
+        let s = solve_position_only(&beam, &mesh, &path, &tight).unwrap();
+        let (mut base_dev, mut tip_rot, mut held) = (0.0f64, 0.0f64, 0.0f64);
+        for j in 0..s.t.len() {
+            let target = stmech::inverse::trajectory::pose::PoseTrajectory::state(&path, s.t[j])
+                .pose
+                .position;
+            let b = s.position(0, j);
+            base_dev = base_dev.max((b[0] - (target[0] - 1.0)).abs());
+            base_dev = base_dev
+                .max((b[1] - target[1]).abs())
+                .max((b[2] - target[2]).abs());
+            let (xt, xb) = (s.x_at(6, j), s.x_at(0, j));
+            tip_rot = tip_rot.max((xt[3] * xt[3] + xt[4] * xt[4] + xt[5] * xt[5]).sqrt());
+            held = held.max(xb[3].abs()).max(xb[4].abs()).max(xb[5].abs());
+        }
+        println!(
+            "stiffness × {kappa}: {} iterations, base off the rigid translation by {base_dev:.3e} m, \
+             tip rotation up to {tip_rot:.3e} rad, base rotation {held:.1e}",
+            s.newton.iterations
+        );
+        // the held rows are weak (∫ N_j ψ(0, t) dt = 0 with ψ(0, 0) = 0): ψ(0, t_j) = 0
+        assert!(held < 1e-9, "{held:e}");
+        // the tip frame's rotation falls like 1/stiffness; the base's distance from the rigid
+        // translation falls to this coarse mesh's discretisation error
+        assert!(tip_rot < prev_rot / 50.0, "{tip_rot:e} after {prev_rot:e}");
+        assert!(base_dev < prev / 4.0, "{base_dev:e} after {prev:e}");
+        prev = base_dev;
+        prev_rot = tip_rot;
+        if kappa == 1.0 {
+            let act = |t: f64| s.actuation_at(t);
+            let fwd =
+                stmech::inverse::solve_forward_body(&beam, &mesh, &act, &tight, Some(&s)).unwrap();
+            let dx =
+                s.x.iter()
+                    .zip(&fwd.x)
+                    .flat_map(|(a, b)| a.iter().zip(b).map(|(x, y)| (x - y).abs()))
+                    .fold(0.0f64, f64::max);
+            println!("forward round trip: {dx:.3e}");
+            assert!(dx < 1e-9 && fwd.newton.iterations <= 1, "{dx:e}");
+        }
+    }
+    assert!(prev_rot < 1e-3, "{prev_rot:e}");
+}

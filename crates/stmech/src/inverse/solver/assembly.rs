@@ -62,6 +62,10 @@ pub(super) struct Assembly<'a, B: InverseBody<N>, const N: usize> {
     pub(super) gauss: GaussLegendre,
     /// Time Gauss rule of the nonlinear tip law (2 points).
     pub(super) gauss2: GaussLegendre,
+    /// Components of `x` that the servo rows hold at the base, `x_c(0, t) = x0_c(0)`, instead of
+    /// prescribing them at the tip (inverse mode; none by default): the spatial beam's
+    /// position-only servo with a clamped base of fixed orientation.
+    pub(super) hold: [bool; N],
 }
 
 impl<'a, B: InverseBody<N>, const N: usize> Assembly<'a, B, N> {
@@ -99,6 +103,7 @@ impl<'a, B: InverseBody<N>, const N: usize> Assembly<'a, B, N> {
             f0: [0.0; N],
             gauss: GaussLegendre::new(4),
             gauss2: GaussLegendre::new(2),
+            hold: [false; N],
         };
         asm.f0 = asm.initial_actuation();
         Ok(asm)
@@ -241,12 +246,13 @@ impl<'a, B: InverseBody<N>, const N: usize> Assembly<'a, B, N> {
                                     jv.add(row, self.f_dof(jb, c), -mab);
                                 }
                             }
-                            // + ∫ N_a x(L)  (R3)
+                            // + ∫ N_a x(L)  (R3), or + ∫ N_a x(0) for a held component
                             let row = self.f_dof(ja, c);
+                            let at = if self.hold[c] { 0 } else { ns };
                             if row != SKIP as usize {
-                                r[row] += mab * self.node_value(u, ns, jb, c);
+                                r[row] += mab * self.node_value(u, at, jb, c);
                                 if let (Some(jv), true) = (jac.as_deref_mut(), jb > 0) {
-                                    jv.add(row, Self::dof(ns1, ns, jb, c), mab);
+                                    jv.add(row, Self::dof(ns1, at, jb, c), mab);
                                 }
                             }
                         }
@@ -263,7 +269,7 @@ impl<'a, B: InverseBody<N>, const N: usize> Assembly<'a, B, N> {
                 let na = [1.0 - tau, tau];
                 let (vals, rows): ([f64; N], [[usize; N]; 2]) = match self.mode {
                     Mode::Inverse(tr) => (
-                        tr.target(t),
+                        self.servo_target(tr, t),
                         [0, 1].map(|l| std::array::from_fn(|c| self.f_dof(js[l], c))),
                     ),
                     // R2 ⊃ − ∫ N_a F, the same sign as the unknown actuation of inverse mode
@@ -287,6 +293,13 @@ impl<'a, B: InverseBody<N>, const N: usize> Assembly<'a, B, N> {
             }
         }
         Ok(())
+    }
+
+    /// The target of the servo rows at `t`: the path's, or the rest value at the base for a
+    /// held component.
+    fn servo_target(&self, tr: &dyn ServoPath<N>, t: f64) -> [f64; N] {
+        let g = tr.target(t);
+        std::array::from_fn(|c| if self.hold[c] { self.x0[0][c] } else { g[c] })
     }
 
     /// The nonlinear tip law of time element `et` (2-point Gauss): `+ ∫ T_a f_tip dt` in the
@@ -448,7 +461,7 @@ impl<'a, B: InverseBody<N>, const N: usize> Assembly<'a, B, N> {
             for (&tau, &w) in self.gauss.points.iter().zip(&self.gauss.weights) {
                 let t = self.t_node(et) + tau * self.ht;
                 let na = [1.0 - tau, tau];
-                let vals = tr.target(t);
+                let vals = self.servo_target(tr, t);
                 for l in 0..2 {
                     let j = et + l;
                     if j == 0 {

@@ -445,8 +445,33 @@ pub(crate) fn solve_inverse_started<B: InverseBody<N>, const N: usize>(
     settings: &NewtonSettings,
     start: Option<SpaceTimeSolution<B, N>>,
 ) -> Result<SpaceTimeSolution<B, N>, InverseError> {
+    solve_inverse_held(beam, mesh, trajectory, settings, start, [false; N])
+}
+
+/// [`solve_inverse_started`] with the components `hold` of `x` held at their rest values at
+/// the base instead of prescribed at the tip (the servo rows become `∫ N_j (x_c(0, t) − x0_c)`;
+/// the actuation's component `c` is then the reaction). The tip no longer carries complete
+/// Cauchy data, so the sideways elimination cannot march: such problems are solved by the
+/// sparse LU, whatever `settings.linear_solver` says.
+pub(crate) fn solve_inverse_held<B: InverseBody<N>, const N: usize>(
+    beam: &B,
+    mesh: &SpaceTimeMesh,
+    trajectory: &dyn ServoPath<N>,
+    settings: &NewtonSettings,
+    start: Option<SpaceTimeSolution<B, N>>,
+    hold: [bool; N],
+) -> Result<SpaceTimeSolution<B, N>, InverseError> {
     validate_mesh(mesh)?;
-    let asm = Assembly::new(*beam, *mesh, Mode::Inverse(trajectory))?;
+    let mut asm = Assembly::new(*beam, *mesh, Mode::Inverse(trajectory))?;
+    asm.hold = hold;
+    let settings = &NewtonSettings {
+        linear_solver: if hold.iter().any(|&h| h) {
+            LinearSolverKind::SparseLu
+        } else {
+            settings.linear_solver
+        },
+        ..*settings
+    };
     let given = start.is_some();
     let mut sol = match settings.linear_solver {
         LinearSolverKind::Sideways => {

@@ -72,7 +72,8 @@ impl<B: InverseBody<N>, const N: usize> Assembly<'_, B, N> {
                         }
                         if let Mode::Inverse(_) = self.mode {
                             out.push((Self::dof(ns1, 0, ja, N + c), self.f_dof(jb, c)));
-                            out.push((self.f_dof(ja, c), Self::dof(ns1, ns, jb, c)));
+                            let at = if self.hold[c] { 0 } else { ns };
+                            out.push((self.f_dof(ja, c), Self::dof(ns1, at, jb, c)));
                         }
                     }
                 }

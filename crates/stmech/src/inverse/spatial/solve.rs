@@ -326,6 +326,59 @@ pub fn solve_space_time_started(
     Ok(sol)
 }
 
+/// The position-only variant (module docs of [`super`], theory.md): the tip's *position*
+/// follows `path` (its frame is free), the base is clamped to a moving support whose
+/// orientation is held at rest and whose translation is the unknown. Three servo rows for the
+/// position at the tip, three rows holding the base's rotation vector at zero: the square
+/// system has no Cauchy data at the tip, so it is solved by the sparse LU on the whole domain
+/// ([`crate::inverse::LinearSolverKind::SparseLu`]). The frame of `path` is not used.
+pub fn solve_position_only(
+    beam: &SpatialBeam,
+    mesh: &SpaceTimeMesh,
+    path: &dyn PoseTrajectory,
+    settings: &NewtonSettings,
+) -> Result<SpaceTimeSolution<SpatialBeam, 6>, InverseError> {
+    beam.validate("beam")?;
+    validate_mesh(mesh)?;
+    check_mesh_ratio(beam, mesh)?;
+    let r0 = beam.rest_position(beam.length);
+    let p0 = path.state(mesh.t_start).pose.position;
+    let dp = (0..3).fold(0.0f64, |m, k| m.max((p0[k] - r0[k]).abs()));
+    if dp > START_POSE_TOLERANCE * (1.0 + beam.length) {
+        return Err(TrajectoryError::Data {
+            path: "of the tip".into(),
+            message: format!(
+                "the position at time.start {p0:?} is not the tip's rest position {r0:?} \
+                 (deviation {dp:.3e} m): start the path at the tip"
+            ),
+        }
+        .into());
+    }
+    let servo = PositionServo { path };
+    crate::inverse::solver::solve_inverse_held(
+        beam,
+        mesh,
+        &servo,
+        settings,
+        None,
+        [false, false, false, true, true, true],
+    )
+}
+
+/// The position of a pose path as the servo target (the rotation components are held at the
+/// base, [`solve_position_only`]).
+#[derive(Debug)]
+struct PositionServo<'a> {
+    path: &'a dyn PoseTrajectory,
+}
+
+impl crate::inverse::trajectory::ServoPath<6> for PositionServo<'_> {
+    fn target(&self, t: f64) -> [f64; 6] {
+        let r = self.path.state(t).pose.position;
+        [r[0], r[1], r[2], 0.0, 0.0, 0.0]
+    }
+}
+
 /// The spatial inverse problem by the method of characteristics (`inverse/spatial/
 /// characteristics.rs`, the generic march of [`crate::inverse::characteristics_solver`]):
 /// the checks of [`solve_space_time`] but the mesh ratio (the march is semi-Lagrangian), the
