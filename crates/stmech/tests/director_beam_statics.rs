@@ -89,7 +89,7 @@ impl Beam {
             name: "beam".into(),
             order,
             nodes: reference,
-            section: section.clone(),
+            section: *section,
             integration,
             velocity: [0.0; 3],
             angular_velocity: [0.0; 3],

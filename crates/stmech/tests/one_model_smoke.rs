@@ -100,7 +100,7 @@ fn free_spinning_beam_conserves_energy_and_momentum() {
             name: "beam".into(),
             order,
             nodes: curve.nodes(2.0, 6, order),
-            section: section.clone(),
+            section,
             integration: Integration::Reduced,
             velocity: [0.1, 0.0, 0.3],
             angular_velocity: [0.5, -1.0, 2.0],

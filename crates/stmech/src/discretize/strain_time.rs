@@ -421,7 +421,7 @@ mod tests {
                 name: "b".into(),
                 order,
                 nodes: curve.nodes(1.5, 2, order),
-                section: section.clone(),
+                section,
                 integration: Integration::Full,
                 velocity: [0.0; 3],
                 angular_velocity: [0.0; 3],

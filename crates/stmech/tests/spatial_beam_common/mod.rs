@@ -23,7 +23,7 @@ pub fn straight_beam(
         name: name.into(),
         order,
         nodes: ConstantCurvature::straight(origin, frame).nodes(length, n_el, order),
-        section: section.clone(),
+        section: *section,
         integration: Integration::Reduced,
         velocity: [0.0; 3],
         angular_velocity: [0.0; 3],

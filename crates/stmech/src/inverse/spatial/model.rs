@@ -95,7 +95,11 @@ fn check_tip_mass(m: &MassProperties) -> Result<(), String> {
     let (s, e) = (m.first_moment, m.euler_tensor);
     let ec: [[f64; 3]; 3] =
         std::array::from_fn(|i| std::array::from_fn(|j| e[i][j] - s[i] * s[j] / m.mass));
-    let scale = ec.iter().flatten().fold(0.0f64, |a, v| a.max(v.abs())).max(1e-300);
+    let scale = ec
+        .iter()
+        .flatten()
+        .fold(0.0f64, |a, v| a.max(v.abs()))
+        .max(1e-300);
     let sym = (0..3).all(|i| (0..3).all(|j| (e[i][j] - e[j][i]).abs() <= 1e-12 * scale));
     // principal minors of the 3 × 3 Schur complement (semi-definite up to round-off)
     let tol = -1e-12 * scale;

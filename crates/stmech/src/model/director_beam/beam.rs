@@ -191,12 +191,13 @@ impl BeamSpec {
                     .flatten()
                     .copied()
                     .collect();
-                DirectorBeamElement::new(order, &reference, self.section.clone(), self.integration)
-                    .map_err(|source| BeamError::Element {
+                DirectorBeamElement::new(order, &reference, self.section, self.integration).map_err(
+                    |source| BeamError::Element {
                         name: self.name.clone(),
                         element: e,
                         source,
-                    })
+                    },
+                )
             })
             .collect()
     }

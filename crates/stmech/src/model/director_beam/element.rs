@@ -1019,8 +1019,7 @@ mod tests {
         for order in [1, 2] {
             let f = tilted_frame();
             let q0 = reference_q(&ConstantCurvature::straight([0.0; 3], f), order, 0.0, l);
-            let el =
-                DirectorBeamElement::new(order, &q0, sec.clone(), Integration::Reduced).unwrap();
+            let el = DirectorBeamElement::new(order, &q0, sec, Integration::Reduced).unwrap();
             let nl = el.n_loc();
             let mut m = vec![0.0; nl * nl];
             el.mass_matrix_into(&mut m);
