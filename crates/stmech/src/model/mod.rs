@@ -9,7 +9,8 @@ pub mod strain;
 pub mod system;
 
 pub use constraint::{
-    Constraint, Distance, JointBody, Orthonormality, Prescribed, Revolute, Rigid, Spherical,
+    Constraint, Distance, FrameMotion, FrameMotionState, JointBody, Orthonormality, Prescribed,
+    PrescribedFrame, Revolute, Rigid, Spherical,
 };
 pub use load::{Load, LoadKind, TimeFunction};
 pub use rigid_body::{MassProperties, RigidBody};

@@ -12,8 +12,16 @@
 //!   as the tip's;
 //! * [`solve`]: checks (wave speeds, mesh ratio, start pose), the space-time FEM solve and the
 //!   physical outputs;
-//! * [`closed_loop`]: the computed actuation replayed in the one model's forward director
-//!   beam (a different discretisation) and the tip's deviation from the path.
+//! * [`closed_loop`]: the verification of a computed actuation. [`closed_loop::closed_loop`]
+//!   replays it — the force and moment at `s = 0` as piecewise-linear loads on the first node
+//!   ([`closed_loop::Replay::Force`]), or the base frame moved along a pose path by a moving
+//!   clamp ([`closed_loop::Replay::Motion`], [`crate::model::PrescribedFrame`]; sampled base
+//!   motions through `PoseCsvTrajectory::from_samples`) — in the one model's forward director
+//!   beam with the tip body welded to it, on a finer and different discretisation
+//!   ([`closed_loop::ForwardResolution`], by default
+//!   [`closed_loop::ForwardResolution::finer_than`] the inverse mesh: quadratic elements,
+//!   cG(2) with a quarter of the inverse's step), and reports the tip's largest position and
+//!   orientation deviation from the path with every sample ([`closed_loop::SpatialTracking`]).
 
 pub mod body;
 pub mod characteristics;

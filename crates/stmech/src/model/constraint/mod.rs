@@ -6,6 +6,8 @@
 //! * [`Distance`]: rigid massless rod, [P, Eq. (27)] (quadratic);
 //! * [`Revolute`]: coincident points and a common hinge axis (quadratic);
 //! * [`Prescribed`]: a body point on a given path `γ(t)` (linear, rheonomic);
+//! * [`PrescribedFrame`]: a whole frame (placement and directors) on a given pose path, a
+//!   moving clamp (linear, rheonomic, twelve equations; replaces the frame's orthonormality);
 //! * [`Rigid`]: a frame welded to another frame or clamped to the ground (linear, twelve
 //!   equations; replaces the tied frame's orthonormality).
 
@@ -13,6 +15,7 @@ mod body_map;
 mod distance;
 mod orthonormality;
 mod prescribed;
+mod prescribed_frame;
 mod revolute;
 mod rigid;
 mod spherical;
@@ -21,6 +24,7 @@ pub use body_map::JointBody;
 pub use distance::Distance;
 pub use orthonormality::Orthonormality;
 pub use prescribed::Prescribed;
+pub use prescribed_frame::{FrameMotion, FrameMotionState, PrescribedFrame};
 pub use revolute::Revolute;
 pub use rigid::Rigid;
 pub use spherical::Spherical;
