@@ -824,6 +824,10 @@ pub(super) fn validate(
     if !(time_ok && path_ok) {
         return None;
     }
+    if let Err(m) = check_wave_speeds(&beam) {
+        issues.push("beams[0].section.rho_i1", m);
+        return None;
+    }
     let tip_path = tip_path_of(trajectory.as_ref(), tip_body.filter(|_| tracks_body));
     if let Err(e) = beam.validate("beams[0]") {
         issues.0.push(match e {
@@ -988,6 +992,37 @@ pub(super) fn validate(
         plots,
         input_files,
     })
+}
+
+/// The six wave speeds of the section at rest must be computable: the generalised
+/// eigenproblem `C e = λ diag(ρA, ρA, ρA, J0) e` needs `J0 = tr(E) I − E` positive definite in
+/// floating point (rotary inertias `ρI1`, `ρI2` some 10¹⁶ apart cancel in `tr(E) − E_αα`), and
+/// finite positive speeds.
+fn check_wave_speeds(beam: &SpatialBeam) -> Result<(), String> {
+    let sec = &beam.section;
+    let j0 = crate::inverse::spatial::law::section_rotary_inertia(sec);
+    let mut m = [[0.0; 6]; 6];
+    for k in 0..3 {
+        m[k][k] = sec.rho_a();
+        for l in 0..3 {
+            m[3 + k][3 + l] = j0[k][l];
+        }
+    }
+    let e = sec.euler_tensor();
+    let ok = crate::math::eigen::generalized(sec.stiffness(), &m)
+        .is_some_and(|(lam, _)| lam.iter().all(|l| l.is_finite() && *l > 0.0));
+    if ok {
+        return Ok(());
+    }
+    Err(format!(
+        "the section's wave speeds cannot be computed: with ρA = {} kg/m, ρI1 = {} kg·m, ρI2 = \
+         {} kg·m and this stiffness the rotary inertia tr(E) I − E is not positive definite in \
+         floating point, or a speed is not finite; give rotary inertias within some 10¹² of each \
+         other and stiffnesses within the range of f64",
+        sec.rho_a(),
+        e[1][1],
+        e[0][0]
+    ))
 }
 
 /// A built-in path, or its problem (reported through `pose_error`).
