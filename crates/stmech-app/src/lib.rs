@@ -13,7 +13,10 @@
 //! * [`inverse`]: inverse dynamics of a beam (`actuation.csv`, `tip.csv`, the closed-loop
 //!   verification, `actuation.png`, `snapshots.png`);
 //! * [`crane`]: inverse dynamics of a rope with a payload (`suspension.csv`, `payload.csv`,
-//!   `rope.pvd`, the closed-loop replay, `suspension.png`, `payload.png`).
+//!   `rope.pvd`, the closed-loop replay, `suspension.png`, `payload.png`);
+//! * [`spatial_inverse`]: inverse dynamics of a spatial beam with a welded tip body
+//!   (`analysis = "inverse"`: `actuation.csv`, `base.csv`, `tip.csv`, `scene.pvd`,
+//!   `actuation.png`, `tip.png`, `arm.png`; the closed loop as one seam).
 //!
 //! Nothing here prints: progress, messages and exit codes belong to the front ends.
 
@@ -23,6 +26,7 @@ pub mod error;
 pub mod inverse;
 pub mod multibody;
 pub mod plots;
+pub mod spatial_inverse;
 pub mod statics;
 
 pub use error::AppError;

@@ -210,13 +210,23 @@ pub fn run(
                     .map_err(crate::run::output_failure)?;
                 return crate::compare_crane::run(&c, out, force);
             }
+            stmech::io::load::AnyScenario::SpatialInverse(c) => {
+                crate::limits::gate(&c.origin, &stmech::resources::estimate_spatial(&c), limit)?;
+                let out = out.unwrap_or_else(|| default_out(scenario));
+                let mut inputs = c.input_files.clone();
+                inputs.push(p.to_path_buf());
+                stmech::io::output::refuse_inputs(&out, &inputs)
+                    .map_err(crate::run::output_failure)?;
+                return crate::spatial_run::compare(&c, out, force);
+            }
             _ => {
                 return Err(Failure::new(
                     Failure::INPUT,
                     anyhow::anyhow!(
-                        "{}: `stmech compare` needs a beam-inverse or crane scenario (problem = \
-                         \"beam-inverse\" or \"crane\"), see examples/beam_inverse/ and \
-                         examples/crane/",
+                        "{}: `stmech compare` needs a beam-inverse, crane or spatial inverse \
+                         scenario (problem = \"beam-inverse\" or \"crane\", or analysis = \
+                         \"inverse\"), see examples/beam_inverse/, examples/crane/ and \
+                         examples/spatial_inverse/",
                         p.display()
                     ),
                 ));

@@ -19,6 +19,7 @@ mod limits;
 use stmech_app::plots;
 mod progress;
 mod run;
+mod spatial_run;
 mod static_run;
 mod study;
 mod work_precision;
@@ -128,10 +129,11 @@ enum Command {
         scratch: Option<PathBuf>,
     },
     /// Run every inverse method (space-time FEM, characteristics, sequential baseline) on one
-    /// beam-inverse scenario, or both field methods on a crane scenario, and write
-    /// compare.csv, compare.png and summary.json.
+    /// beam-inverse scenario, or both field methods on a crane or spatial inverse scenario,
+    /// and write compare.csv, compare.png and summary.json.
     Compare {
-        /// Beam-inverse or crane scenario (TOML) [default: the built-in demo, [I] Example 3.2].
+        /// Beam-inverse, crane or spatial inverse (`analysis = "inverse"`) scenario (TOML)
+        /// [default: the built-in demo, [I] Example 3.2].
         scenario: Option<PathBuf>,
         /// Output directory [default: out/compare-<scenario file stem>].
         #[arg(long, value_name = "DIR")]
@@ -227,6 +229,9 @@ fn main() -> ExitCode {
                         inverse_run::run(&s, out, force, s.plots && !no_plots)
                     }
                     AnyScenario::Crane(s) => crane_run::run(&s, out, force, s.plots && !no_plots),
+                    AnyScenario::SpatialInverse(s) => {
+                        spatial_run::run(&s, out, force, s.plots && !no_plots)
+                    }
                 })
         }
         Command::Demo {
@@ -373,6 +378,7 @@ fn describe_scenario(s: &AnyScenario) -> String {
         AnyScenario::Beam(s) => beam_run::describe(s),
         AnyScenario::BeamInverse(s) => inverse_run::describe(s),
         AnyScenario::Crane(s) => crane_run::describe(s),
+        AnyScenario::SpatialInverse(s) => spatial_run::describe(s),
     }
 }
 

@@ -7,6 +7,7 @@ mod errors;
 mod input;
 mod results;
 mod scenario;
+mod spatial_result;
 
 use crane_result::CraneResult;
 use errors::{Problem, ScenarioError, SolveError, problems_of, scenario_error};
@@ -15,6 +16,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use results::{BeamResult, InverseResult, MultibodyResult, StaticResult, report_dict};
 use scenario::{Scenario, load_source, resolve, source_of};
+use spatial_result::SpatialResult;
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use stmech::error::InputError;
@@ -85,6 +87,7 @@ enum Solved {
     Beam(Box<BeamResult>),
     Inverse(Box<InverseResult>),
     Crane(Box<CraneResult>),
+    Spatial(Box<SpatialResult>),
 }
 
 /// Why a solve failed.
@@ -96,7 +99,8 @@ enum Failed {
 /// Solves a scenario and returns its result object: MultibodyResult (rigid bodies, joints,
 /// spatial beams in time), StaticResult (`analysis = "static"`), BeamResult (`problem =
 /// "beam"`), InverseResult (`problem = "beam-inverse"`, with the closed-loop check) or
-/// CraneResult (`problem = "crane"`, with the closed-loop check). The
+/// CraneResult (`problem = "crane"`, with the closed-loop check) or SpatialResult
+/// (`analysis = "inverse"`: the spatial inverse problem, with its closed-loop check). The
 /// GIL is released while it solves, so threads run solves in parallel. Arguments as for
 /// `load`. Raises ScenarioError (invalid input) or SolveError (no convergence).
 #[pyfunction]
@@ -116,6 +120,7 @@ fn run(
         Ok(Solved::Beam(r)) => Ok(Bound::new(py, *r)?.into_any().unbind()),
         Ok(Solved::Inverse(r)) => Ok(Bound::new(py, *r)?.into_any().unbind()),
         Ok(Solved::Crane(r)) => Ok(Bound::new(py, *r)?.into_any().unbind()),
+        Ok(Solved::Spatial(r)) => Ok(Bound::new(py, *r)?.into_any().unbind()),
         Err(Failed::Solver(msg)) => Err(SolveError::new_err(msg)),
         Err(Failed::Input(problems)) => Err(scenario_error(&origin, problems)),
     }
@@ -184,6 +189,36 @@ fn solve(source: input::Source, inner: std::sync::Arc<AnyScenario>) -> Result<So
                 scenario: inner.clone(),
                 sol,
                 replay,
+                summary,
+                solve_seconds: secs,
+            })))
+        }
+        AnyScenario::SpatialInverse(s) => {
+            let run = stmech_app::spatial_inverse::solve(s).map_err(|e| {
+                if stmech_app::spatial_inverse::is_input_error(&e) {
+                    let (field, message) = match &e {
+                        stmech::inverse::InverseError::Input(InputError::Invalid {
+                            field,
+                            message,
+                        }) => (field.clone(), message.clone()),
+                        other => ("scenario".to_owned(), other.to_string()),
+                    };
+                    Failed::Input(vec![Problem::new(&field, None, message)])
+                } else {
+                    Failed::Solver(e.to_string())
+                }
+            })?;
+            let secs = started.elapsed().as_secs_f64();
+            let closed_loop = stmech_app::spatial_inverse::closed_loop(s, &run);
+            let rows = stmech_app::spatial_inverse::rows(s, &run);
+            let (summary, _) =
+                stmech_app::spatial_inverse::summary(s, &run, &rows, secs, &closed_loop);
+            Ok(Solved::Spatial(Box::new(SpatialResult {
+                source,
+                scenario: inner.clone(),
+                run,
+                rows,
+                closed_loop,
                 summary,
                 solve_seconds: secs,
             })))
@@ -419,6 +454,7 @@ fn _stmech(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<MultibodyResult>()?;
     m.add_class::<StaticResult>()?;
     m.add_class::<CraneResult>()?;
+    m.add_class::<SpatialResult>()?;
     m.add_class::<BeamResult>()?;
     m.add_class::<InverseResult>()?;
     m.add("ScenarioError", py.get_type::<ScenarioError>())?;

@@ -20,8 +20,9 @@ pub struct Scenario {
     pub(crate) inner: Arc<AnyScenario>,
 }
 
-/// The problem type as the `problem` key names it (`"multibody"` without the key, and
-/// `"static"` for a multibody scenario with `analysis = "static"`).
+/// The problem type as the `problem` key names it (`"multibody"` without the key,
+/// `"static"` for a multibody scenario with `analysis = "static"` and `"spatial-inverse"`
+/// with `analysis = "inverse"`).
 pub fn problem_name(s: &AnyScenario) -> &'static str {
     match s {
         AnyScenario::Multibody(m) if m.statics.is_some() => "static",
@@ -29,6 +30,7 @@ pub fn problem_name(s: &AnyScenario) -> &'static str {
         AnyScenario::Beam(_) => "beam",
         AnyScenario::BeamInverse(_) => "beam-inverse",
         AnyScenario::Crane(_) => "crane",
+        AnyScenario::SpatialInverse(_) => "spatial-inverse",
     }
 }
 
@@ -54,7 +56,8 @@ impl Scenario {
         load_source(py, source)
     }
 
-    /// "multibody", "static", "beam" or "beam-inverse".
+    /// "multibody", "static", "beam", "beam-inverse", "crane" or "spatial-inverse" (a
+    /// multibody scenario with `analysis = "inverse"`).
     #[getter]
     fn problem(&self) -> &'static str {
         problem_name(&self.inner)

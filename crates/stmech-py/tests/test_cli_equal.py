@@ -22,6 +22,7 @@ SCENARIOS = {
     "planar beam dynamic": "examples/beam/03_flying_beam.toml",
     "beam inverse": "examples/beam_inverse/example_3_2.toml",
     "crane": "examples/crane/01_swing_free_transfer.toml",
+    "spatial inverse": "examples/spatial_inverse/04_csv_poses.toml",
 }
 
 def strip_times(value):
@@ -147,3 +148,27 @@ def test_crane_arrays_equal_csv(runs):
     assert res.positions.shape == (n, ns, 3)
     assert np.array_equal(res.positions[:, 0, :], res.suspension)
     assert res.status == "ok"
+
+
+def test_spatial_arrays_equal_csv(runs):
+    res, cli_dir, _ = runs["spatial inverse"]
+    act = read_csv(cli_dir / "actuation.csv")
+    assert np.array_equal(res.t, act[:, 0])
+    assert np.array_equal(res.force, act[:, 1:4])
+    assert np.array_equal(res.moment, act[:, 4:7])
+    assert np.array_equal(res.force_rigid, act[:, 7:10])
+    assert np.array_equal(res.moment_rigid, act[:, 10:13])
+    base = read_csv(cli_dir / "base.csv")
+    assert np.array_equal(res.base_position, base[:, 1:4])
+    assert np.array_equal(res.base_quaternion, base[:, 4:8])
+    assert np.array_equal(res.base_rotation, base[:, 8:11])
+    assert np.array_equal(res.base_velocity, base[:, 11:14])
+    assert np.array_equal(res.base_angular_velocity, base[:, 14:17])
+    tip = read_csv(cli_dir / "tip.csv")
+    assert np.array_equal(res.tracked_prescribed[:, :3], tip[:, 1:4])
+    assert np.array_equal(res.tracked[:, :3], tip[:, 8:11])
+    n, ns = len(res.t), len(res.s)
+    assert res.positions.shape == (n, ns, 3)
+    assert np.array_equal(res.positions[:, 0, :], res.base_position)
+    assert res.status == "ok"
+    assert res.scenario.problem == "spatial-inverse"

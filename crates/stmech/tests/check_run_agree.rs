@@ -11,7 +11,9 @@
 //! for them the property is that the solver does not panic and that a multibody system with
 //! moderate numbers does not start singular (a non-finite value in the first iteration, the
 //! symptom of a duplicated joint or a time grid lost in round-off). Beam scenarios are loaded
-//! and estimated only: their solvers are driven by the CLI's own code.
+//! and estimated only: their solvers are driven by the CLI's own code. Spatial inverse
+//! scenarios (`analysis = "inverse"`) are solved by `inverse::spatial::solve_with`, whose
+//! input errors must never reach `run` either.
 //!
 //! To stay cheap the examples are shrunk first (few elements, blocks and steps) and a case is
 //! solved only if its estimate is small. `STMECH_AGREE_CASES` sets the number of cases
@@ -41,10 +43,18 @@ const CAPS: &[(&str, i64)] = &[
     ("steps", 4),
 ];
 
-/// Every example scenario with its sizes capped, so that a solve takes milliseconds.
-fn corpus() -> Vec<(String, String)> {
+/// Every example scenario with its sizes capped, so that a solve takes milliseconds, and the
+/// folder its relative paths (a CSV) are resolved against.
+fn corpus() -> Vec<(String, String, PathBuf)> {
     let mut out = Vec::new();
-    for kind in ["rigid_body", "multibody", "beam", "beam_inverse", "crane"] {
+    for kind in [
+        "rigid_body",
+        "multibody",
+        "beam",
+        "beam_inverse",
+        "crane",
+        "spatial_inverse",
+    ] {
         let mut files: Vec<PathBuf> = std::fs::read_dir(examples_dir().join(kind))
             .unwrap()
             .map(|e| e.unwrap().path())
@@ -57,11 +67,15 @@ fn corpus() -> Vec<(String, String)> {
             // the inverse problem has the most checks shared with its solvers: weight it
             let copies = match kind {
                 "beam_inverse" => 4,
-                "crane" => 2,
+                "crane" | "spatial_inverse" => 2,
                 _ => 1,
             };
             for _ in 0..copies {
-                out.push((f.display().to_string(), shrunk.join("\n")));
+                out.push((
+                    f.display().to_string(),
+                    shrunk.join("\n"),
+                    examples_dir().join(kind),
+                ));
             }
         }
     }
@@ -78,7 +92,11 @@ fn corpus() -> Vec<(String, String)> {
     );
     let shrunk: Vec<String> = text.lines().map(shrink_line).collect();
     for _ in 0..4 {
-        out.push(("csv trajectory".to_owned(), shrunk.join("\n")));
+        out.push((
+            "csv trajectory".to_owned(),
+            shrunk.join("\n"),
+            examples_dir().join("beam_inverse"),
+        ));
     }
     out
 }
@@ -372,6 +390,18 @@ fn run(s: &AnyScenario, moderate: bool) -> Result<(), String> {
                 _ => Ok(()),
             }
         }
+        AnyScenario::SpatialInverse(s) => {
+            let path = s.tip_path();
+            match stmech::inverse::spatial::solve_with(s.method, &s.beam, &s.mesh, &path, &s.newton)
+            {
+                Err(
+                    e @ (InverseError::Input(_)
+                    | InverseError::MeshRatio(_)
+                    | InverseError::Trajectory(_)),
+                ) => Err(format!("run refused what check accepted: {e}")),
+                _ => Ok(()),
+            }
+        }
         AnyScenario::Crane(s) => {
             use stmech::inverse::crane::{CraneError, solve_crane};
             match solve_crane(&s.rope, &s.mesh, s.trajectory.as_ref(), &s.newton) {
@@ -406,14 +436,13 @@ fn cheap(s: &AnyScenario) -> bool {
 struct Tally {
     drawn: usize,
     accepted: usize,
-    solved: [usize; 4],
+    solved: [usize; 5],
 }
 
 #[test]
 fn what_check_accepts_run_does_not_refuse() {
     use proptest::test_runner::{Config, TestRunner};
     let corpus = corpus();
-    let dir = examples_dir().join("beam_inverse");
     let tally = std::cell::RefCell::new(Tally::default());
     let mut runner = TestRunner::new(Config {
         cases: cases(),
@@ -422,14 +451,14 @@ fn what_check_accepts_run_does_not_refuse() {
     });
     let strategy = (any::<usize>(), prop::collection::vec(mutation(), 1..3));
     let result = runner.run(&strategy, |(file, ms)| {
-        let (name, base) = &corpus[file % corpus.len()];
+        let (name, base, dir) = &corpus[file % corpus.len()];
         let mut text = base.clone();
         for m in &ms {
             text = apply(&text, m);
         }
         let mut t = tally.borrow_mut();
         t.drawn += 1;
-        if let Ok(s) = load_text(&text, name, &dir) {
+        if let Ok(s) = load_text(&text, name, dir) {
             t.accepted += 1;
             if cheap(&s) {
                 t.solved[match s {
@@ -437,6 +466,7 @@ fn what_check_accepts_run_does_not_refuse() {
                     AnyScenario::Beam(_) => 1,
                     AnyScenario::BeamInverse(_) => 2,
                     AnyScenario::Crane(_) => 3,
+                    AnyScenario::SpatialInverse(_) => 4,
                 }] += 1;
                 drop(t);
                 let verdict = run(&s, moderate(&text));
@@ -455,10 +485,12 @@ fn what_check_accepts_run_does_not_refuse() {
     if let Err(e) = result {
         panic!("{e}");
     }
-    // not vacuous: a good share of the cases is accepted and solved, of both solved types
+    // not vacuous: a good share of the cases is accepted and solved, of every type whose
+    // solver runs (multibody; the planar beam inverse and the spatial inverse, whose solvers
+    // make checks of their own; a share each of some 12 % and 10 % of the corpus)
     assert!(t.accepted * 3 > t.drawn, "{t:?}");
     assert!(
-        t.solved[0] * 10 > t.drawn && t.solved[2] * 10 > t.drawn,
+        t.solved[0] * 10 > t.drawn && t.solved[2] * 15 > t.drawn && t.solved[4] * 15 > t.drawn,
         "{t:?}"
     );
 }
@@ -467,12 +499,8 @@ fn what_check_accepts_run_does_not_refuse() {
 /// vacuous.
 #[test]
 fn the_shrunk_examples_are_valid_and_cheap() {
-    for (name, text) in corpus() {
+    for (name, text, dir) in corpus() {
         // relative CSV paths are the example's own folder's
-        let dir = std::path::Path::new(&name)
-            .parent()
-            .filter(|d| d.is_dir())
-            .map_or_else(|| examples_dir().join("beam_inverse"), |d| d.to_path_buf());
         let s = load_text(&text, &name, &dir).unwrap_or_else(|e| panic!("{name}: {e}"));
         assert!(cheap(&s), "{name}: {}", estimate(&s));
         run(&s, true).unwrap_or_else(|e| panic!("{name}: {e}"));

@@ -79,7 +79,9 @@ def run(
     *,
     trajectory: Optional[Series] = None,
     actuation: Optional[Series] = None,
-) -> Union["MultibodyResult", "StaticResult", "BeamResult", "InverseResult", "CraneResult"]:
+) -> Union[
+    "MultibodyResult", "StaticResult", "BeamResult", "InverseResult", "CraneResult", "SpatialResult"
+]:
     """Solves a scenario with the GIL released; the result type follows the problem type.
 
     Raises ScenarioError (invalid input) or SolveError (no convergence).
@@ -280,6 +282,63 @@ class CraneResult(_Result):
     @property
     def payload_tracking(self) -> Dict[str, Any]:
         """The closed-loop check (summary.json's payload_tracking)."""
+    @property
+    def status(self) -> str:
+        """"ok" or "goal-not-reached"."""
+    @property
+    def scenario(self) -> Scenario: ...
+
+class SpatialResult(_Result):
+    """Spatial inverse dynamics (`analysis = "inverse"`): the force and moment the actuator
+    applies to the beam at s = 0 (global frame; the moment about the base point) for the tracked
+    frame to follow its pose path, the rigid-arm reference and the base pose. Frames as unit
+    quaternions (w, x, y, z), sign continuous in time."""
+
+    @property
+    def t(self) -> FloatArray:
+        """Time nodes (s), shape (nt,)."""
+    @property
+    def s(self) -> FloatArray:
+        """Arm nodes (m; 0 at the base, L at the tip), shape (ns,)."""
+    @property
+    def force(self) -> FloatArray:
+        """Force on the beam at s = 0 (N), shape (nt, 3)."""
+    @property
+    def moment(self) -> FloatArray:
+        """Moment on the beam at s = 0, about the base point (N·m), shape (nt, 3)."""
+    @property
+    def force_rigid(self) -> FloatArray:
+        """The rigid-arm reference force (N), shape (nt, 3)."""
+    @property
+    def moment_rigid(self) -> FloatArray:
+        """The rigid-arm reference moment (N·m), shape (nt, 3)."""
+    @property
+    def base_position(self) -> FloatArray:
+        """Base point (m), shape (nt, 3)."""
+    @property
+    def base_quaternion(self) -> FloatArray:
+        """Base frame (w, x, y, z), shape (nt, 4)."""
+    @property
+    def base_rotation(self) -> FloatArray:
+        """Rotation vector of the base frame from its rest frame (rad), shape (nt, 3)."""
+    @property
+    def base_velocity(self) -> FloatArray:
+        """Base velocity (m/s), shape (nt, 3)."""
+    @property
+    def base_angular_velocity(self) -> FloatArray:
+        """Base angular velocity (rad/s), shape (nt, 3)."""
+    @property
+    def tracked(self) -> FloatArray:
+        """The tracked frame in the inverse solution: x, y, z, qw, qx, qy, qz, shape (nt, 7)."""
+    @property
+    def tracked_prescribed(self) -> FloatArray:
+        """The tracked frame's prescribed pose, shape (nt, 7)."""
+    @property
+    def positions(self) -> FloatArray:
+        """Arm x, y, z (m) at every space-time node, shape (nt, ns, 3)."""
+    @property
+    def tip_tracking(self) -> Dict[str, Any]:
+        """The closed-loop check (summary.json's tip_tracking)."""
     @property
     def status(self) -> str:
         """"ok" or "goal-not-reached"."""

@@ -15,6 +15,7 @@
 mod beam;
 mod inverse;
 mod multibody;
+mod spatial;
 
 use crate::io::inverse_scenario::InverseScenario;
 use crate::io::load::AnyScenario;
@@ -125,7 +126,14 @@ pub fn estimate(scenario: &AnyScenario) -> Estimate {
         AnyScenario::Beam(s) => beam::estimate(s),
         AnyScenario::BeamInverse(s) => inverse::estimate(s, s.method),
         AnyScenario::Crane(s) => inverse::estimate_crane(s),
+        AnyScenario::SpatialInverse(s) => spatial::estimate(s),
     }
+}
+
+/// Estimates `stmech run` (and `stmech compare`: its methods run one after the other on the
+/// same mesh, so the peak is the largest of them) on a spatial inverse scenario.
+pub fn estimate_spatial(scenario: &crate::io::scenario::SpatialInverseScenario) -> Estimate {
+    spatial::estimate(scenario)
 }
 
 /// Estimates `stmech run` on a crane scenario (e.g. the built-in crane demo).

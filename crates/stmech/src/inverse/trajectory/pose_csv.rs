@@ -414,6 +414,22 @@ impl PoseTrajectory for PoseCsvTrajectory {
             angular_acceleration: [2.0 * a[1], 2.0 * a[2], 2.0 * a[3]],
         }
     }
+
+    /// From the last sample at the first pose to the first sample at the last pose (position
+    /// and quaternion components, each to `10⁻⁹ (1 + |value|)`), as for the planar
+    /// [`super::CsvTrajectory`]; `None` if the pose never changes.
+    fn motion_interval(&self) -> Option<(f64, f64)> {
+        let n = self.t.len();
+        let moved = |k: usize, r: usize| {
+            (0..7).any(|c| (self.y[c][k] - self.y[c][r]).abs() > 1e-9 * (1.0 + self.y[c][r].abs()))
+        };
+        let first = (0..n).find(|&k| moved(k, 0))?;
+        let last = (0..n).rev().find(|&k| moved(k, n - 1))?;
+        Some((
+            self.t[first.saturating_sub(1)],
+            self.t[(last + 1).min(n - 1)],
+        ))
+    }
 }
 
 #[cfg(test)]

@@ -1,6 +1,6 @@
 //! Loading a scenario file of any problem type, with *every* problem located in the file.
 //!
-//! The three parsers ([`Scenario`], [`BeamScenario`], [`InverseScenario`]) stop at the first
+//! The parsers ([`Scenario`], [`BeamScenario`], [`InverseScenario`]) stop at the first
 //! structural error (TOML syntax, unknown field, wrong type, missing field), because serde
 //! does, and report value problems by field path only. [`load_text`] wraps them:
 //!
@@ -26,7 +26,7 @@ mod tests;
 use super::beam_scenario::BeamScenario;
 use super::inverse_scenario::InverseScenario;
 use super::inverse_scenario::crane::CraneScenario;
-use super::scenario::{Scenario, ScenarioError};
+use super::scenario::{Scenario, ScenarioError, SpatialInverseScenario, load_any};
 use super::text::{EXCERPT_CHARS, InputLimit, excerpt, shorten_quotes};
 use crate::error::InputError;
 use paths::{Seg, line_of, parse_path, remove_key, render, set_value};
@@ -42,7 +42,9 @@ pub const MAX_PASSES: usize = 200;
 /// The problem types, selected by the top-level key `problem`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ProblemType {
-    /// No `problem` key: rigid bodies with joints ([`Scenario`]).
+    /// No `problem` key: rigid bodies with joints ([`Scenario`]),
+    /// or with `analysis = "inverse"` the spatial inverse problem
+    /// ([`SpatialInverseScenario`]).
     Multibody,
     /// `problem = "beam"`: planar beam, forward ([`BeamScenario`]).
     Beam,
@@ -75,6 +77,9 @@ pub enum AnyScenario {
     BeamInverse(Box<InverseScenario>),
     /// Crane: inverse dynamics of a rope with a payload (issue 17).
     Crane(Box<CraneScenario>),
+    /// Spatial inverse dynamics of a beam with a welded tip body (a multibody scenario with
+    /// `analysis = "inverse"`, issue 16).
+    SpatialInverse(Box<SpatialInverseScenario>),
 }
 
 impl AnyScenario {
@@ -83,6 +88,7 @@ impl AnyScenario {
         match self {
             Self::BeamInverse(s) => s.input_files.clone(),
             Self::Crane(s) => s.input_files.clone(),
+            Self::SpatialInverse(s) => s.input_files.clone(),
             Self::Multibody(_) | Self::Beam(_) => Vec::new(),
         }
     }
@@ -127,9 +133,7 @@ pub fn load_text_limited(
     };
     let parse = |t: &str| -> Result<AnyScenario, ScenarioError> {
         match kind {
-            ProblemType::Multibody => {
-                Scenario::from_toml_str(t, origin).map(|s| AnyScenario::Multibody(Box::new(s)))
-            }
+            ProblemType::Multibody => load_any(t, origin, base_dir, limit),
             ProblemType::Beam => {
                 BeamScenario::from_toml_str(t, origin).map(|s| AnyScenario::Beam(Box::new(s)))
             }
@@ -162,6 +166,10 @@ pub fn load_text_limited(
     // parser's later complaints about them are not the user's problems
     let mut removed: Vec<Vec<Seg>> = Vec::new();
     let mut placeholders: Vec<Vec<Seg>> = Vec::new();
+    // tables whose `kind` has an unknown value: the kind decides which fields the table takes
+    // (the variant of a tagged table), so complaints about its other fields say nothing until
+    // the kind is fixed (a placeholder kind would make them up)
+    let mut kind_tables: Vec<Vec<Seg>> = Vec::new();
     let mut trying: Option<Trial> = None;
     for _ in 0..MAX_PASSES {
         let err = match parse(&current) {
@@ -178,6 +186,7 @@ pub fn load_text_limited(
                 let known: Vec<Vec<Seg>> = found
                     .iter()
                     .filter_map(|f| f.path.clone())
+                    .chain(kind_tables.iter().cloned())
                     .chain(placeholders.iter().map(|p| match p.len() {
                         0 | 1 => p.clone(),
                         n => p[..n - 1].to_vec(),
@@ -228,9 +237,16 @@ pub fn load_text_limited(
             let old_news = removed
                 .iter()
                 .chain(&placeholders)
+                .chain(&kind_tables)
                 .any(|r| s.path.starts_with(r));
             if !old_news {
                 found.push(Found::unlocated(Some(s.path.clone()), s.message.clone()));
+                if s.message.starts_with("unknown variant")
+                    && s.path.len() >= 2
+                    && matches!(s.path.last(), Some(Seg::Key(k)) if k == "kind")
+                {
+                    kind_tables.push(s.path[..s.path.len() - 1].to_vec());
+                }
             }
             if s.missing {
                 // a placeholder lets the parser go on to the other fields

@@ -16,6 +16,7 @@
 
 mod beams;
 mod bodies;
+mod inverse;
 mod joints;
 mod raw;
 mod redundancy;
@@ -24,6 +25,10 @@ mod tests;
 mod validate;
 
 pub use beams::{MAX_BEAM3D_ELEMENTS, MAX_KINK};
+pub use inverse::{
+    BaseActuation, DEFAULT_ANGLE_RAD, DEFAULT_MAX_ITERATIONS, DEFAULT_POSITION_FRACTION,
+    MAX_ELEMENTS_T, MAX_SPATIAL_UNKNOWNS, SpatialInverseScenario, SpatialVerify, TipBody, TipPath,
+};
 pub use joints::JOINT_CONSISTENCY_TOLERANCE;
 pub use validate::BeamInfo;
 pub(crate) use validate::{Issues, check_finite, time_resolution};
@@ -204,7 +209,39 @@ pub struct Scenario {
 
 impl Scenario {
     /// Parses and validates scenario text; `origin` names it in messages (e.g. the file path).
+    /// A spatial inverse analysis (`analysis = "inverse"`) is refused here: it is not a
+    /// simulation of the system; load it with [`load_any`] (or
+    /// [`crate::io::load::load_text`]), which returns either kind.
     pub fn from_toml_str(text: &str, origin: &str) -> Result<Self, ScenarioError> {
+        match load_any(
+            text,
+            origin,
+            Path::new("."),
+            crate::io::text::InputLimit::default(),
+        )? {
+            crate::io::load::AnyScenario::Multibody(s) => Ok(*s),
+            _ => Err(ScenarioError::Invalid {
+                origin: origin.to_owned(),
+                problems: vec![InputError::Invalid {
+                    field: "analysis".into(),
+                    message: "analysis = \"inverse\" is a spatial inverse problem, not a \
+                              simulation: load it with stmech::io::load (stmech run / check)"
+                        .into(),
+                }],
+            }),
+        }
+    }
+
+    /// Parses and validates a multibody scenario text of any analysis: a [`Scenario`]
+    /// (dynamic, static) or a [`SpatialInverseScenario`] (`analysis = "inverse"`, whose pose
+    /// CSV is read relative to `base_dir` with at most `limit` bytes).
+    fn parse_any(
+        text: &str,
+        origin: &str,
+        base_dir: &Path,
+        limit: crate::io::text::InputLimit,
+    ) -> Result<crate::io::load::AnyScenario, ScenarioError> {
+        use crate::io::load::AnyScenario;
         let syntax = |e: toml::de::Error| ScenarioError::Syntax {
             origin: origin.to_owned(),
             source: Box::new(e),
@@ -216,11 +253,26 @@ impl Scenario {
         let mut issues = Issues::default();
         let mut path = String::new();
         check_finite(&toml::Value::Table(table.clone()), &mut path, &mut issues);
+        if raw.analysis == Some(raw::RawAnalysis::Inverse) {
+            let parts = inverse::validate(raw, &mut issues, base_dir, limit);
+            return match parts {
+                Some(p) if issues.0.is_empty() => {
+                    let echo = serde_json::to_value(&table).unwrap_or(serde_json::Value::Null);
+                    Ok(AnyScenario::SpatialInverse(Box::new(
+                        p.into_scenario(origin, echo),
+                    )))
+                }
+                _ => Err(ScenarioError::Invalid {
+                    origin: origin.to_owned(),
+                    problems: issues.0,
+                }),
+            };
+        }
         let built = validate::validate(raw, &mut issues);
         match built {
             Some(b) if issues.0.is_empty() => {
                 let echo = serde_json::to_value(&table).unwrap_or(serde_json::Value::Null);
-                Ok(Self {
+                Ok(AnyScenario::Multibody(Box::new(Self {
                     origin: origin.to_owned(),
                     system: b.system,
                     n_loads: b.n_loads,
@@ -233,7 +285,7 @@ impl Scenario {
                     newton: b.newton,
                     plots: b.plots,
                     echo,
-                })
+                })))
             }
             _ => Err(ScenarioError::Invalid {
                 origin: origin.to_owned(),
@@ -259,6 +311,20 @@ impl Scenario {
             None => describe_method(&self.method, self.t_start, self.t_end),
         }
     }
+}
+
+/// Parses and validates a multibody scenario (no `problem` key) of any analysis: dynamic and
+/// static analyses give [`AnyScenario::Multibody`](crate::io::load::AnyScenario::Multibody),
+/// `analysis = "inverse"` gives
+/// [`AnyScenario::SpatialInverse`](crate::io::load::AnyScenario::SpatialInverse) (its pose CSV
+/// read relative to `base_dir`, with at most `limit` bytes).
+pub fn load_any(
+    text: &str,
+    origin: &str,
+    base_dir: &Path,
+    limit: crate::io::text::InputLimit,
+) -> Result<crate::io::load::AnyScenario, ScenarioError> {
+    Scenario::parse_any(text, origin, base_dir, limit)
 }
 
 /// One-line description of a method on `[t_start, t_end]`.

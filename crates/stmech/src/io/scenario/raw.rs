@@ -23,6 +23,7 @@ pub(super) struct RawScenario {
     #[serde(default)]
     pub(super) joints: Vec<RawJoint>,
     pub(super) output: Option<RawOutput>,
+    pub(super) inverse: Option<RawInverse>,
 }
 
 #[derive(Deserialize, Clone, Copy, PartialEq, Eq, Hash, Debug)]
@@ -159,6 +160,81 @@ pub(super) struct RawOutput {
 pub(super) enum RawAnalysis {
     Dynamic,
     Static,
+    Inverse,
+}
+
+/// `[inverse]` of `analysis = "inverse"`: the spatial inverse problem of the one beam.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawInverse {
+    pub(super) actuation: Option<super::inverse::BaseActuation>,
+    pub(super) track: Option<String>,
+    pub(super) method: Option<crate::inverse::InverseMethod>,
+    pub(super) elements_t: Option<i64>,
+    pub(super) trajectory: RawPosePath,
+    pub(super) verify: Option<RawInverseVerify>,
+}
+
+/// `[inverse.trajectory]`: the prescribed pose path of the tracked frame.
+#[derive(Deserialize)]
+#[serde(tag = "kind", deny_unknown_fields)]
+pub(super) enum RawPosePath {
+    /// A straight line `r0 → r0 + delta`.
+    #[serde(rename = "line")]
+    Line {
+        delta: Vec3,
+        t0: f64,
+        duration: f64,
+        frame_axis: Option<Vec3>,
+        frame_angle: Option<f64>,
+    },
+    /// An arc of a circle about the axis through `center` along `axis`.
+    #[serde(rename = "circle")]
+    Circle {
+        center: Vec3,
+        axis: Vec3,
+        angle: f64,
+        t0: f64,
+        duration: f64,
+        frame_axis: Option<Vec3>,
+        frame_angle: Option<f64>,
+    },
+    /// The arc with a rise along the axis.
+    #[serde(rename = "helix")]
+    Helix {
+        center: Vec3,
+        axis: Vec3,
+        angle: f64,
+        rise: f64,
+        t0: f64,
+        duration: f64,
+        frame_axis: Option<Vec3>,
+        frame_angle: Option<f64>,
+    },
+    /// Sampled poses from a CSV file (relative to the scenario's folder).
+    #[serde(rename = "csv")]
+    Csv {
+        path: String,
+        rotation: Option<RawRotationColumns>,
+    },
+}
+
+/// How a pose CSV writes the frame (checked against the file's columns).
+#[derive(Deserialize, Clone, Copy, PartialEq, Eq, Debug)]
+#[serde(rename_all = "kebab-case")]
+pub(super) enum RawRotationColumns {
+    RotationVector,
+    Quaternion,
+    Matrix,
+}
+
+/// `[inverse.verify]`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawInverseVerify {
+    pub(super) closed_loop: Option<bool>,
+    pub(super) position_tolerance: Option<f64>,
+    pub(super) angle_tolerance: Option<f64>,
 }
 
 #[derive(Deserialize)]

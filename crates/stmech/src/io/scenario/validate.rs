@@ -84,6 +84,13 @@ pub(super) struct Built {
 /// still checks `issues`, which may hold problems found before).
 pub(super) fn validate(raw: RawScenario, issues: &mut Issues) -> Option<Built> {
     let is_static = raw.analysis == Some(RawAnalysis::Static);
+    if raw.inverse.is_some() {
+        issues.push(
+            "inverse",
+            "only for analysis = \"inverse\" (the spatial inverse problem); remove it or set \
+             analysis = \"inverse\"",
+        );
+    }
     let (mut t_start, mut t_end) = (0.0, 0.0);
     let mut method = None;
     let mut statics = None;
