@@ -123,9 +123,14 @@ fn run_of_the_line_example_writes_the_files_and_stays_planar() {
         "{:?}",
         psi_z.last()
     );
-    // tip.csv: prescribed and computed poses of the tracked frame, no replay columns yet
+    // tip.csv: prescribed, computed and replayed (closed-loop) poses of the tracked frame
     let (h, rows) = csv(&res.join("tip.csv"));
-    assert_eq!(h.len(), 17, "{h:?}");
+    assert_eq!(h.len(), 24, "{h:?}");
+    let x_replay = column(&h, &rows, "x_replay");
+    assert!(
+        (x_replay.last().unwrap() - 0.7).abs() < 5e-3,
+        "{x_replay:?}"
+    );
     let x = column(&h, &rows, "x_prescribed");
     assert!((x.last().unwrap() - 0.7).abs() < 1e-12);
     let err = column(&h, &rows, "position_error");
@@ -143,13 +148,14 @@ fn run_of_the_line_example_writes_the_files_and_stays_planar() {
     assert_eq!(s["mesh"]["elements_s"], 16);
     assert_eq!(s["mesh"]["elements_t"], 96);
     assert_eq!(s["wave_speeds"]["families"].as_array().unwrap().len(), 6);
-    assert_eq!(s["tip_tracking"]["status"], "not verified");
-    assert!(
-        s["tip_tracking"]["note"]
-            .as_str()
-            .unwrap()
-            .contains("not available")
+    assert_eq!(s["tip_tracking"]["status"], "ok");
+    let replay = &s["tip_tracking"]["closed_loop"];
+    let (p, a) = (
+        replay["max_position_m"].as_f64().unwrap(),
+        replay["max_angle_rad"].as_f64().unwrap(),
     );
+    // 16 × 96, the line with a 0.5 rad turn: a few millimetres, milliradians
+    assert!(p > 1e-5 && p < 5e-3 && a < 5e-3, "{replay}");
     assert!(s["newton"]["iterations"].as_u64().unwrap() >= 2);
     assert!(s["rigid_arm"]["peak_force_N"].as_f64().unwrap() > 0.0);
     // the pre-actuation: the actuation starts about L/c_min = 1 s before the motion (t0 = 2)
@@ -365,8 +371,51 @@ fn threads_give_identical_results_and_motion_is_the_same_solve() {
             std::fs::read(d.path().join("t2").join(f)).unwrap(),
             "{f}"
         );
-        assert_eq!(a, std::fs::read(d.path().join("m").join(f)).unwrap(), "{f}");
+        if f != "tip.csv" {
+            assert_eq!(a, std::fs::read(d.path().join("m").join(f)).unwrap(), "{f}");
+        }
     }
+    // the motion run replays the base motion (a moving clamp), not the force: the tip.csv
+    // columns of the inverse solution are the same, the replay columns differ
+    let (h, force_rows) = csv(&d.path().join("t1/tip.csv"));
+    let (_, motion_rows) = csv(&d.path().join("m/tip.csv"));
+    let replay = h.iter().position(|c| c == "x_replay").unwrap();
+    for (a, b) in force_rows.iter().zip(&motion_rows) {
+        assert_eq!(a[..replay], b[..replay]);
+    }
+    let tracking = |dir: &str| summary(&d.path().join(dir))["tip_tracking"]["closed_loop"].clone();
+    let (f, m) = (tracking("t1"), tracking("m"));
+    for t in [&f, &m] {
+        let p = t["max_position_m"].as_f64().unwrap();
+        assert!(p > 0.0 && p < 5e-3, "{t}");
+    }
+    assert_ne!(f["max_position_m"], m["max_position_m"]);
     assert_eq!(summary(&d.path().join("m"))["actuation_kind"], "motion");
     assert!(!d.path().join("t1/actuation.png").exists(), "--no-plots");
+}
+
+/// The closed loop is the run's goal: a replay that strays further than
+/// `inverse.verify.position_tolerance` exits 5 with the deviation, the time and the remedy,
+/// and `summary.json` says `goal-not-reached` (the files are written for inspection).
+#[test]
+fn a_closed_loop_above_tolerance_exits_5() {
+    let d = tempfile::tempdir().unwrap();
+    let tight = edit(
+        &example("02_line.toml"),
+        "[inverse]\n",
+        "[inverse.verify]\nposition_tolerance = 1e-6\n\n[inverse]\n",
+    );
+    std::fs::write(d.path().join("tight.toml"), tight).unwrap();
+    let out = stmech(d.path(), &["run", "tight.toml", "--out", "o", "--no-plots"]);
+    assert_eq!(out.status.code(), Some(5), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains("strays up to")
+            && err.contains("tolerance 1.000e-6 m")
+            && err.contains("Remedy"),
+        "{err}"
+    );
+    let s = summary(&d.path().join("o"));
+    assert_eq!(s["status"], "goal-not-reached");
+    assert_eq!(s["tip_tracking"]["within_tolerance"], false);
 }
