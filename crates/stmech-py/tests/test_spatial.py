@@ -39,7 +39,9 @@ def test_a_planar_manoeuvre_stays_planar():
     peak = max(np.abs(res.force).max(), np.abs(res.moment).max())
     assert np.abs(res.force[:, 2]).max() < 1e-12 * peak
     assert np.abs(res.moment[:, :2]).max() < 1e-12 * peak
-    assert res.tip_tracking["status"] == "not verified"
+    assert res.tip_tracking["status"] == "ok"
+    replay = res.tip_tracking["closed_loop"]
+    assert 0.0 < replay["max_position_m"] < 2e-2 and replay["max_angle_rad"] < 2e-2
     assert res.summary["actuation_kind"] == "force"
 
 
