@@ -26,7 +26,8 @@
 # Sizes: time elements (rigid body, pendulum), time steps (planar beam), space elements
 # (planar beam, 200 steps: the `-space` ladders), space-time nodes (beam inverse; the ladder is
 # 20 … 256 space elements with the time step from the wave speeds; the crane: 16 … 256 rope
-# elements of examples/crane/01_swing_free_transfer.toml, time step from the slowest wave),
+# elements of examples/crane/01_swing_free_transfer.toml, time step from the slowest wave; the
+# spatial inverse: 8 … 64 arm elements of examples/spatial_inverse/01_helix_twist.toml, the same),
 # beam elements and time elements (flexible multibody: the 3D flying spaghetti of
 # examples/flexible/02_flying_spaghetti_3d.toml, quadratic elements, p = 1, one-element blocks).
 # The flexible ladders get a second table: the time per beam element per time step (solve wall
@@ -130,6 +131,18 @@ gen_crane_chars() { # the same meshes (the FEM's automatic time step), method of
     sed -i 's/^problem = "crane"/problem = "crane"\nmethod = "characteristics"/' "$2"
     echo "$size"
 }
+gen_spatial() { # the helix manoeuvre (issue 16) with N arm elements, time step from the slowest
+    # wave; $3 = method, $4 = closed loop (true/false)
+    sed -e "s/^elements = 32 .*/elements = $1/" -e "s/^method = .*/method = \"$3\"/" \
+        "$ex/spatial_inverse/01_helix_twist.toml" >"$2"
+    printf '\n[inverse.verify]\nclosed_loop = %s\n' "$4" >>"$2"
+    local m
+    m=$("$STMECH" check "$2" | sed -n 's/.*mesh [0-9]* × \([0-9]*\).*/\1/p')
+    echo $((($1 + 1) * (m + 1)))
+}
+gen_spatial_fem() { gen_spatial "$1" "$2" space-time false; }
+gen_spatial_chars() { gen_spatial "$1" "$2" characteristics false; }
+gen_spatial_fem_loop() { gen_spatial "$1" "$2" space-time true; }
 gen_flex() { # flying spaghetti with $1 quadratic elements over 15 s in $3 one-element blocks (p = 1)
     sed -e "s/^elements = .*/elements = $1/" -e "s/^blocks = .*/blocks = $3/" \
         -e "s/^elements_per_block = .*/elements_per_block = 1/" "$ex/flexible/02_flying_spaghetti_3d.toml" >"$2"
@@ -146,6 +159,7 @@ if [[ "$QUICK" == 1 ]]; then
     ladder_flex_el="8 16 32"
     ladder_flex_steps="1000 2000 4000"
     ladder_crane="16 32 64"
+    ladder_spatial="8 16 32"
 else
     ladder_rigid="1000 3000 10000 30000 100000"
     ladder_pend="500 1000 2000 4000 8000"
@@ -155,6 +169,7 @@ else
     ladder_flex_el="8 16 32 64 128"
     ladder_flex_steps="1000 2000 4000 10000"
     ladder_crane="16 32 64 128 256"
+    ladder_spatial="8 16 32 64"
 fi
 ladders=(
     "rigid-1el|rigid body under constant torque, one-element blocks (p = 1)|time elements|gen_rigid_1el|$ladder_rigid"
@@ -169,6 +184,9 @@ ladders=(
     "inverse-chars|beam inverse Ex. 3.2, characteristics|space-time nodes|gen_inverse_chars|$ladder_inv"
     "crane-fem|crane example (issue 17), space-time FEM, closed-loop replay included|space-time nodes|gen_crane_fem|$ladder_crane"
     "crane-chars|crane example (issue 17), method of characteristics, closed-loop replay included|space-time nodes|gen_crane_chars|$ladder_crane"
+    "spatial-fem|spatial inverse, helix manoeuvre (issue 16), space-time FEM, no closed loop|space-time nodes|gen_spatial_fem|$ladder_spatial"
+    "spatial-chars|spatial inverse, helix manoeuvre, characteristics, no closed loop|space-time nodes|gen_spatial_chars|$ladder_spatial"
+    "spatial-fem-loop|spatial inverse, helix manoeuvre, space-time FEM, closed-loop replay included|space-time nodes|gen_spatial_fem_loop|$ladder_spatial"
     "flex-elements|3D flying spaghetti, 1000 time elements (p = 1)|beam elements|gen_flex_elements|$ladder_flex_el"
     "flex-steps|3D flying spaghetti, 16 beam elements (p = 1)|time elements|gen_flex_steps|$ladder_flex_steps"
 )

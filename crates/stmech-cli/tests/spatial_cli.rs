@@ -419,3 +419,31 @@ fn a_closed_loop_above_tolerance_exits_5() {
     assert_eq!(s["status"], "goal-not-reached");
     assert_eq!(s["tip_tracking"]["within_tolerance"], false);
 }
+
+/// `servo = "position"`: the tip position follows the path, the base translates without
+/// turning, and the closed loop (the base motion replayed) tracks the position.
+#[test]
+fn the_position_only_servo_runs_and_closes_the_loop() {
+    let d = tempfile::tempdir().unwrap();
+    let text = edit(
+        &edit(&example("02_line.toml"), "elements = 16", "elements = 8"),
+        "[inverse]\n",
+        "[inverse]\nactuation = \"motion\"\nservo = \"position\"\n",
+    );
+    std::fs::write(d.path().join("pos.toml"), text).unwrap();
+    let out = stmech(d.path(), &["run", "pos.toml", "--out", "o", "--no-plots"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let s = summary(&d.path().join("o"));
+    assert_eq!(s["servo"], "position");
+    let (h, rows) = csv(&d.path().join("o/base.csv"));
+    for name in ["psi_x", "psi_y", "psi_z"] {
+        assert!(
+            column(&h, &rows, name).iter().all(|p| p.abs() < 1e-12),
+            "{name}"
+        );
+    }
+    let p = s["tip_tracking"]["closed_loop"]["max_position_m"]
+        .as_f64()
+        .unwrap();
+    assert!(p > 0.0 && p < 1.5e-2, "{p}");
+}

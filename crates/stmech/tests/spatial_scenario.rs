@@ -660,3 +660,53 @@ fn tracking_the_body_or_the_tip_of_example_01_is_the_same_problem() {
         }
     }
 }
+
+/// `inverse.servo = "position"` is accepted where it is well posed (a clamp translating with
+/// its orientation held, the space-time method, the beam's end tracked) and refused otherwise,
+/// each with its field and the remedy.
+#[test]
+fn the_position_only_servo_is_refused_where_it_is_not_well_posed() {
+    let helix = example("01_helix_twist.toml");
+    let ok = edit(
+        &edit(
+            &helix,
+            "actuation = \"force\"",
+            "actuation = \"motion\"\nservo = \"position\"",
+        ),
+        "track = \"gripper\"",
+        "track = \"arm:end\"",
+    );
+    let s = load(&ok).unwrap();
+    assert_eq!(s.servo, stmech::io::scenario::ServoTarget::Position);
+    // a free base: 3 conditions for 6 unknowns
+    let force = edit(&ok, "actuation = \"motion\"", "actuation = \"force\"");
+    refused(
+        &force,
+        "inverse.servo",
+        None,
+        &["not well posed", "actuation = \"motion\""],
+    );
+    // the characteristics: no Cauchy data at the tip
+    let chars = edit(
+        &ok,
+        "method = \"space-time\"",
+        "method = \"characteristics\"",
+    );
+    refused(
+        &chars,
+        "inverse.method",
+        None,
+        &["Cauchy data", "space-time"],
+    );
+    // a welded body's point moves with the free frame
+    let body = edit(&ok, "track = \"arm:end\"", "track = \"gripper\"");
+    refused(&body, "inverse.track", None, &["track = \"arm:end\""]);
+    // a misspelt servo is one problem naming the choices
+    let bad = edit(&ok, "servo = \"position\"", "servo = \"orientation\"");
+    let ps = problems(&bad);
+    assert!(
+        ps.iter()
+            .any(|(_, _, m)| m.contains("position") && m.contains("pose")),
+        "{ps:#?}"
+    );
+}

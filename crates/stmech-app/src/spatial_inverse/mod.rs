@@ -29,10 +29,11 @@ use stmech::inverse::spatial::closed_loop::{
     ClosedLoopError, ForwardResolution, Replay, rotation_angle,
 };
 use stmech::inverse::spatial::rigid::rigid_actuation;
+use stmech::inverse::spatial::solve::solve_position_only;
 use stmech::inverse::trajectory::pose::Pose;
 use stmech::inverse::trajectory::pose_csv::PoseCsvTrajectory;
 use stmech::io::output::{OutputDir, write_json};
-use stmech::io::scenario::{BaseActuation, SpatialInverseScenario};
+use stmech::io::scenario::{BaseActuation, ServoTarget, SpatialInverseScenario};
 use stmech::math::Vec3;
 use stmech::math::rotation::{Quat, quat_conj, quat_from_frame, quat_mul};
 use stmech::math::so3::Rotation;
@@ -47,7 +48,21 @@ const VTK_FRAMES: usize = 200;
 /// beam tip's path: the tracked body's converted, [`SpatialInverseScenario::tip_path`]).
 pub fn solve(s: &SpatialInverseScenario) -> Result<SpatialRun, InverseError> {
     let path = s.tip_path();
-    stmech::inverse::spatial::solve_with(s.method, &s.beam, &s.mesh, &path, &s.newton)
+    match s.servo {
+        ServoTarget::Pose => {
+            stmech::inverse::spatial::solve_with(s.method, &s.beam, &s.mesh, &path, &s.newton)
+        }
+        ServoTarget::Position => {
+            let started = Instant::now();
+            let solution = solve_position_only(&s.beam, &s.mesh, &path, &s.newton)?;
+            Ok(SpatialRun {
+                solution,
+                method: s.method,
+                march: None,
+                seconds: started.elapsed().as_secs_f64(),
+            })
+        }
+    }
 }
 
 /// Whether a solver error is the input's fault (exit code 2 in the CLI) rather than the
@@ -144,7 +159,11 @@ fn replay(
         });
         let goal = s.trajectory.state(sample.t).pose;
         let e_r = norm(&diff(&pose.position, &goal.position));
-        let e_a = rotation_angle(&pose.directors, &goal.directors);
+        // the position-only servo leaves the frame free: no angle to deviate from
+        let e_a = match s.servo {
+            ServoTarget::Pose => rotation_angle(&pose.directors, &goal.directors),
+            ServoTarget::Position => 0.0,
+        };
         if e_r > out.max_position {
             (out.max_position, out.position_at) = (e_r, sample.t);
         }
@@ -253,11 +272,16 @@ impl Rows {
             r.base_velocity.push([v[0], v[1], v[2]]);
             r.base_angular_velocity
                 .push(Rotation::new(psi).tangent(&[v[3], v[4], v[5]]));
-            r.prescribed.push(s.trajectory.state(t).pose);
             let tip = Pose {
                 position: sol.position(ns, j),
                 directors: sol.directors(ns, j),
             };
+            let mut prescribed = s.trajectory.state(t).pose;
+            if s.servo == ServoTarget::Position {
+                // the frame is free: the prescribed pose is the position with the computed frame
+                prescribed.directors = tip.directors;
+            }
+            r.prescribed.push(prescribed);
             r.achieved.push(s.tracked_pose(&tip));
         }
         r

@@ -196,6 +196,7 @@ fn summary_ok(
         "method_description": run.method.description(),
         "actuation_kind": s.actuation.name(),
         "actuation_kind_description": s.actuation.description(),
+        "servo": s.servo.name(),
         "tracked_frame": s.tracked,
         "beam": {
             "name": s.beam_name,

@@ -19,6 +19,7 @@
 //! reference = { kind = "straight", directors = [[0.0, 1.0, 0.0], [0.0, 0.0, 1.0], [1.0, 0.0, 0.0]], length = 1.0 }
 //! [inverse]
 //! actuation = "force"      # or "motion"
+//! servo = "pose"           # or "position" (the tip frame free; needs actuation = "motion")
 //! track = "arm:end"        # default: the welded body, if any
 //! method = "space-time"    # or "characteristics"
 //! [inverse.trajectory]
@@ -72,6 +73,29 @@ pub const DEFAULT_POSITION_FRACTION: f64 = 0.05;
 pub const MIN_POSITION_FRACTION_OF_LENGTH: f64 = 5e-4;
 /// Default closed-loop angle tolerance (rad).
 pub const DEFAULT_ANGLE_RAD: f64 = 0.05;
+
+/// What the servo constraint prescribes at the tip (`inverse.servo`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ServoTarget {
+    /// Position and frame of the tracked frame (six conditions).
+    #[default]
+    Pose,
+    /// The position of the beam's end only, its frame free; well posed with a clamp whose
+    /// orientation is held at rest (`actuation = "motion"`, three unknown translations) and
+    /// the space-time method ([`crate::inverse::spatial::solve::solve_position_only`]).
+    Position,
+}
+
+impl ServoTarget {
+    /// The scenario spelling.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Pose => "pose",
+            Self::Position => "position",
+        }
+    }
+}
 
 /// What is unknown at `<beam>:start` (`inverse.actuation`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -165,6 +189,8 @@ pub struct SpatialInverseScenario {
     pub tracked: String,
     /// What is unknown at the base.
     pub actuation: BaseActuation,
+    /// What the servo prescribes (`inverse.servo`).
+    pub servo: ServoTarget,
     /// How to solve.
     pub method: InverseMethod,
     /// The space-time mesh (`beams[0].elements` × `inverse.elements_t`).
@@ -280,6 +306,7 @@ pub(super) struct Parts {
     body: Option<TipBody>,
     tracked: String,
     actuation: BaseActuation,
+    servo: ServoTarget,
     method: InverseMethod,
     mesh: SpaceTimeMesh,
     mesh_auto: bool,
@@ -304,6 +331,7 @@ impl Parts {
             body: self.body,
             tracked: self.tracked,
             actuation: self.actuation,
+            servo: self.servo,
             method: self.method,
             mesh: self.mesh,
             mesh_auto: self.mesh_auto,
@@ -624,6 +652,7 @@ pub(super) fn validate(
         return None;
     };
     let actuation = inv.actuation.unwrap_or_default();
+    let servo = inv.servo.unwrap_or_default();
     let method = inv.method.unwrap_or_default();
     let verify = verify_settings(inv, issues);
     let body = match (beam, bodies.first(), body_ok) {
@@ -684,6 +713,9 @@ pub(super) fn validate(
         ),
         _ => (None, "", ""),
     };
+    if servo == ServoTarget::Position {
+        position_only_is_well_posed(actuation, method, &tracked, &end_name, issues);
+    }
     let tip_body = beam.as_ref().and(body.as_ref());
     let order = if tip_body.is_some() { 2 } else { 1 };
     // the path
@@ -982,6 +1014,7 @@ pub(super) fn validate(
         body,
         tracked,
         actuation,
+        servo,
         method,
         mesh,
         mesh_auto,
@@ -992,6 +1025,49 @@ pub(super) fn validate(
         plots,
         input_files,
     })
+}
+
+/// `inverse.servo = "position"` prescribes three components at the tip; it is well posed only
+/// with three unknowns at the base (a clamp whose translation is unknown and whose orientation
+/// is held, `actuation = "motion"`), solved on the whole space-time domain (the tip has no
+/// Cauchy data for the characteristics or the sideways march), and with the servo on the
+/// beam's end (a welded body's point moves with the free tip frame). docs/theory.md,
+/// "Position-only servo".
+fn position_only_is_well_posed(
+    actuation: BaseActuation,
+    method: InverseMethod,
+    tracked: &str,
+    end_name: &str,
+    issues: &mut Issues,
+) {
+    if actuation != BaseActuation::Motion {
+        issues.push(
+            "inverse.servo",
+            "servo = \"position\" with actuation = \"force\" is not well posed: three \
+             conditions at the tip (its position) for six unknown force and moment components \
+             at a free base, the arm's spin and the tip frame are left undetermined. Use \
+             actuation = \"motion\" (a clamp that translates with its orientation held at \
+             rest) or servo = \"pose\"",
+        );
+    }
+    if method != InverseMethod::SpaceTime {
+        issues.push(
+            "inverse.method",
+            "servo = \"position\" needs method = \"space-time\": with the tip frame free the \
+             tip line carries no Cauchy data (position, velocity and strain) for the march of \
+             the characteristics; the space-time method solves it on the whole domain",
+        );
+    }
+    if tracked != end_name {
+        issues.push(
+            "inverse.track",
+            format!(
+                "servo = \"position\" prescribes the position of the beam's end: set track = \
+                 \"{end_name}\" (a welded body's point moves with the free tip frame; its \
+                 inertia still acts on the tip)"
+            ),
+        );
+    }
 }
 
 /// The six wave speeds of the section at rest must be computable: the generalised

@@ -27,7 +27,8 @@ mod validate;
 pub use beams::{MAX_BEAM3D_ELEMENTS, MAX_KINK};
 pub use inverse::{
     BaseActuation, DEFAULT_ANGLE_RAD, DEFAULT_MAX_ITERATIONS, DEFAULT_POSITION_FRACTION,
-    MAX_ELEMENTS_T, MAX_SPATIAL_UNKNOWNS, SpatialInverseScenario, SpatialVerify, TipBody, TipPath,
+    MAX_ELEMENTS_T, MAX_SPATIAL_UNKNOWNS, ServoTarget, SpatialInverseScenario, SpatialVerify,
+    TipBody, TipPath,
 };
 pub use joints::JOINT_CONSISTENCY_TOLERANCE;
 pub use validate::BeamInfo;

@@ -168,6 +168,7 @@ pub(super) enum RawAnalysis {
 #[serde(deny_unknown_fields)]
 pub(super) struct RawInverse {
     pub(super) actuation: Option<super::inverse::BaseActuation>,
+    pub(super) servo: Option<super::inverse::ServoTarget>,
     pub(super) track: Option<String>,
     pub(super) method: Option<crate::inverse::InverseMethod>,
     pub(super) elements_t: Option<i64>,
