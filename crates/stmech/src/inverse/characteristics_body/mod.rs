@@ -36,6 +36,29 @@
 //! Rest: hanging straight below the suspension point, `N(s) = |g| (m + ρA (L − s))`,
 //! `p = −ν(s) up`, `x(s) = y₀ + up ∫_s^L ν ds'`.
 //!
+//! # The chain's free end (docs/theory.md, "The free end of the chain")
+//! Without a payload the tension vanishes at the tip, `N ≈ ρA |ÿ − g| z` (`z = L − s`), and
+//! with it the transverse speed `c ≈ √(a z)`: in the travel time `ζ = ∫dz/c = 2√(z/a)` the
+//! last element is `2√(hs/a)` long, not `O(hs)`, and one midpoint step across it costs the
+//! scheme its order. The string therefore gives the march
+//!
+//! * intermediate lines uniform in `ζ` (of the quasi-static profile), no step longer in `ζ`
+//!   than the element at the suspension point ([`CharacteristicBody::intermediate_lines`];
+//!   also with a light payload, wherever an element's speed varies by more than ~1.5);
+//! * the first line below the tip from the expansion of the chain about its free end to
+//!   second order in `z` ([`TipData::free_end_state`], for the string [`PlanarCharacteristicBody::free_end_state`]): the first midpoint step
+//!   from the tip is degenerate (its foot time `√(2z/a)` instead of `2√(z/a)`; in the fixed
+//!   point, the gravity term of the transverse conditions feeds back with gain −1);
+//! * the segment state with the mean stretch `½(ν_P + ν_Q)` ([`CharacteristicBody::segment_state`])
+//!   and a node's first speeds at the segment, not at the predictor
+//!   ([`CharacteristicBody::first_speeds_on_segment`]): near the free end the stretch `N/EA`
+//!   is far below the square of the angles between neighbouring states, so `|½(p_P + p_Q)|`
+//!   would be slack and a first speed off by `√(z_Q/z_mid)` starts the fixed point far from
+//!   its (narrow) basin.
+//!
+//! With a payload the tip is regular and the string keeps the plain scheme. The string's side
+//! of this is in [`free_end`].
+//!
 //! # Components
 //! The planar beam and the string have three components per point, the spatial beam six
 //! ([`crate::inverse::spatial`]): the state is [`State<N>`] `= (x, v, p)` and the compatibility
@@ -52,6 +75,8 @@ use super::solver::{BeamModel, TipLaw};
 use super::trajectory::TipTrajectory;
 use crate::beam::section::ConstitutiveLaw;
 use crate::string::StringModel;
+
+pub mod free_end;
 
 /// Per-node state `(x, v = ∂t x, p = ∂s x)`.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -133,6 +158,23 @@ pub trait CharacteristicBody<const N: usize>: InverseBody<N> {
     /// The actuation at `s = 0` from the state there (the force the actuator applies to the
     /// body, global frame; the generalised force of the space-time solver).
     fn actuation(&self, q: &State<N>) -> [f64; N];
+    /// Positions strictly inside the element `(s_lo, s_hi)` (of length `hs`) at which the march
+    /// inserts intermediate lines, in decreasing order: it steps from `s_hi` through them to
+    /// `s_lo`, at the same time nodes, and keeps only the element's lines. Default: none (one
+    /// step per element). The string grades its steps near a free end (the module docs).
+    fn intermediate_lines(&self, _s_lo: f64, _s_hi: f64, _hs: f64) -> Vec<f64> {
+        Vec::new()
+    }
+    /// The state at which the characteristic data of the segment from a foot `P` to the node
+    /// `Q` are evaluated (the midpoint rule). Default: `½(P + Q)`.
+    fn segment_state(&self, foot: &State<N>, node: &State<N>) -> State<N> {
+        State::from_fn(|c| 0.5 * (foot.get(c) + node.get(c)))
+    }
+    /// Whether a node's first feet use the speeds of [`Self::segment_state`] between the state
+    /// at `(s_i, t_j)` and the predictor (`true`) or the speeds at the predictor (default).
+    fn first_speeds_on_segment(&self) -> bool {
+        false
+    }
 }
 
 /// What the march needs of the prescribed path: the Cauchy data on the tip line and lower
@@ -146,6 +188,13 @@ pub trait TipData<const N: usize> {
     /// `t_end` element by element (so that a speed vanishing at the tip, a chain's free end,
     /// still gives a finite travel time). One call for all positions: the path is analysed once.
     fn speed_lower_bounds(&self, t_start: f64, t_end: f64, s: &[f64]) -> Vec<f64>;
+    /// The state at `s` and time `t` on the first line the march computes below the tip line
+    /// (the last element's first intermediate line, or `L − hs`), in closed form from the path,
+    /// for a body whose characteristics degenerate at the tip (a chain's free end, where the
+    /// transverse speed vanishes). Default: `None`, the line is marched.
+    fn free_end_state(&self, _t: f64, _s: f64) -> Option<Result<State<N>, ElementError>> {
+        None
+    }
 }
 
 /// The path-dependent part of the planar beam and the string (a [`TipTrajectory`]).
@@ -160,6 +209,15 @@ pub trait PlanarCharacteristicBody: CharacteristicBody<3> {
         t_end: f64,
         s: &[f64],
     ) -> Vec<f64>;
+    /// [`TipData::free_end_state`] for `path`. Default: `None`.
+    fn free_end_state(
+        &self,
+        _path: &dyn TipTrajectory,
+        _t: f64,
+        _s: f64,
+    ) -> Option<Result<State<3>, ElementError>> {
+        None
+    }
 }
 
 /// A planar body with its tip trajectory, as the march sees it.
@@ -177,6 +235,9 @@ impl<B: PlanarCharacteristicBody> TipData<3> for PlanarTip<'_, B> {
     }
     fn speed_lower_bounds(&self, t_start: f64, t_end: f64, s: &[f64]) -> Vec<f64> {
         PlanarCharacteristicBody::speed_lower_bounds(self.body, self.path, t_start, t_end, s)
+    }
+    fn free_end_state(&self, t: f64, s: f64) -> Option<Result<State<3>, ElementError>> {
+        PlanarCharacteristicBody::free_end_state(self.body, self.path, t, s)
     }
 }
 
@@ -313,6 +374,23 @@ impl CharacteristicBody<3> for StringModel {
         let n = self.ea * (nu - 1.0);
         p.map(|c| -n * c / nu)
     }
+
+    /// [`free_end::graded_lines`]: uniform in the travel time near a free end (or a light
+    /// payload), none for the crane example.
+    fn intermediate_lines(&self, s_lo: f64, s_hi: f64, hs: f64) -> Vec<f64> {
+        free_end::graded_lines(self, s_lo, s_hi, hs)
+    }
+
+    /// [`free_end::segment_state`]: without a payload the mean stretch, else `½(P + Q)`.
+    fn segment_state(&self, foot: &State<3>, node: &State<3>) -> State<3> {
+        free_end::segment_state(self, foot, node)
+    }
+
+    /// Without a payload (near the free end the predictor's own speed can be far from the
+    /// segment's, `√2` at the first step, and the first iterate then swings the tiny stretch).
+    fn first_speeds_on_segment(&self) -> bool {
+        self.payload_mass == 0.0
+    }
 }
 
 impl PlanarCharacteristicBody for StringModel {
@@ -347,6 +425,17 @@ impl PlanarCharacteristicBody for StringModel {
         s.iter()
             .map(|&s| super::crane::quasi_static_speed(self, a_min, s))
             .collect()
+    }
+
+    /// [`free_end::expansion`]: without a payload the expansion of the chain about its free
+    /// end, with a payload `None` (the tip is not singular).
+    fn free_end_state(
+        &self,
+        path: &dyn TipTrajectory,
+        t: f64,
+        s: f64,
+    ) -> Option<Result<State<3>, ElementError>> {
+        free_end::expansion(self, path, t, s)
     }
 }
 

@@ -27,6 +27,17 @@
 //! * **Actuation**: `F(t_j) = −σ(θ, p)` at `s = 0` (applied to the beam, global frame, as in
 //!   [`super::solver`]).
 //!
+//! * **Intermediate lines** ([`CharacteristicBody::intermediate_lines`]): a body may split an
+//!   element into several steps, each a full line at the time nodes, of which only the
+//!   element's lines are kept. The string grades its steps uniformly in the travel time near
+//!   a free end, where the transverse speed `√(g z)` vanishes and one step per element would
+//!   cross the last element in a single step of `√(hs)` in travel time (order 1.4–1.8 instead
+//!   of 2, docs/verification.md C11). There the first line below the tip comes in closed form
+//!   from the body ([`TipData::free_end_state`]), the segment state is the body's
+//!   ([`CharacteristicBody::segment_state`]) and so are a node's first speeds
+//!   ([`CharacteristicBody::first_speeds_on_segment`]). The beam and the rope with a payload
+//!   use none of this (one step per element, `½(P + Q)`): their results keep their bits.
+//!
 //! # Order, stability, domain
 //! Midpoint rule along the characteristics and trapezoidal rule in `s`: local error `O(hs³)`;
 //! cubic interpolation: `O(ht⁴)` per step, `O(ht⁴/hs)` globally. At a fixed ratio the scheme is
@@ -47,11 +58,15 @@
 //! `s = 0`.
 
 use super::characteristics_body::{CharacteristicBody, PlanarTip, State, TipData};
-use super::element::ElementError;
 use super::solver::{BeamModel, InverseError, NewtonHistory, SpaceTimeMesh, SpaceTimeSolution};
 use super::trajectory::{TipTrajectory, TrajectoryError};
 use crate::error::InputError;
+use node::LineView;
 use std::time::Instant;
+
+mod line;
+mod node;
+mod plan;
 
 /// Largest extension of the tip line beyond `t_end`, in units of the time domain (the march
 /// stores every line: this bounds its memory by the mesh).
@@ -96,7 +111,8 @@ impl Default for CharacteristicsSettings {
 /// Statistics of one march.
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
 pub struct MarchReport {
-    /// Nodes computed (including those above `t_end` needed by the domain of determinacy).
+    /// Nodes computed (including those above `t_end` needed by the domain of determinacy and
+    /// those of intermediate lines).
     pub nodes: usize,
     /// Fixed-point iterations over all nodes.
     pub iterations_total: usize,
@@ -190,184 +206,6 @@ pub fn check_pre_actuation(
     Ok(())
 }
 
-/// Cubic Lagrange interpolation in `t` on one line; nodes below index 0 are the rest state.
-struct LineView<'a, const N: usize> {
-    states: &'a [State<N>],
-    top: usize,
-    rest: State<N>,
-    t_start: f64,
-    ht: f64,
-}
-
-impl<const N: usize> LineView<'_, N> {
-    fn node(&self, m: isize) -> &State<N> {
-        if m < 0 {
-            &self.rest
-        } else {
-            &self.states[m as usize]
-        }
-    }
-
-    /// State at time `tau`, or `None` above the valid range of the line.
-    fn at(&self, tau: f64) -> Option<State<N>> {
-        let u = (tau - self.t_start) / self.ht;
-        let top = self.top as f64;
-        if u > top + 1e-9 {
-            return None;
-        }
-        let k = u.floor() as isize;
-        let base = (k - 1).min(self.top as isize - 3);
-        let xi = u - base as f64; // position in the stencil base..base+3
-        // Lagrange weights on the nodes 0, 1, 2, 3 of the stencil
-        let w = [
-            -(xi - 1.0) * (xi - 2.0) * (xi - 3.0) / 6.0,
-            xi * (xi - 2.0) * (xi - 3.0) / 2.0,
-            -xi * (xi - 1.0) * (xi - 3.0) / 2.0,
-            xi * (xi - 1.0) * (xi - 2.0) / 6.0,
-        ];
-        let mut out = State::ZERO;
-        for (m, wm) in w.iter().enumerate() {
-            let s = self.node(base + m as isize);
-            for c in 0..N {
-                out.x[c] += wm * s.x[c];
-                out.v[c] += wm * s.v[c];
-                out.p[c] += wm * s.p[c];
-            }
-        }
-        Some(out)
-    }
-}
-
-/// Largest compatibility system: `2N` rows for `N ≤ 6`.
-const MAX_ROWS: usize = 12;
-
-/// Gaussian elimination with partial pivoting for the `n × n` compatibility system (`n ≤ 12`).
-fn solve_small(
-    mut a: [[f64; MAX_ROWS]; MAX_ROWS],
-    mut b: [f64; MAX_ROWS],
-    n: usize,
-) -> Option<[f64; MAX_ROWS]> {
-    for c in 0..n {
-        let piv = (c..n).max_by(|&i, &j| a[i][c].abs().total_cmp(&a[j][c].abs()))?;
-        if a[piv][c] == 0.0 || !a[piv][c].is_finite() {
-            return None;
-        }
-        a.swap(piv, c);
-        b.swap(piv, c);
-        for r in c + 1..n {
-            let f = a[r][c] / a[c][c];
-            for k in c..n {
-                a[r][k] -= f * a[c][k];
-            }
-            b[r] -= f * b[c];
-        }
-    }
-    let mut x = [0.0; MAX_ROWS];
-    for r in (0..n).rev() {
-        let s: f64 = (r + 1..n).map(|k| a[r][k] * x[k]).sum();
-        x[r] = (b[r] - s) / a[r][r];
-    }
-    Some(x)
-}
-
-/// Outcome of one node.
-enum NodeResult<const N: usize> {
-    Done(State<N>, usize, [f64; 2]),
-    /// A foot lies above the valid range of the previous line.
-    OutsideDomain,
-}
-
-/// Failure at one node.
-enum NodeError {
-    /// The law is undefined at a midpoint state (log law, `ν ≤ 0`).
-    Law(ElementError, usize),
-    /// The fixed-point iteration did not settle (or produced non-finite values).
-    NotConverged { iterations: usize, change: f64 },
-}
-
-/// One node `Q = (s_{i−1}, t_j)` from the line `s_i` (`prev`: the state at `(s_i, t_j)`;
-/// `guess`: the predictor for `Q`).
-fn march_node<B: CharacteristicBody<N>, const N: usize>(
-    body: &B,
-    line: &LineView<'_, N>,
-    prev: &State<N>,
-    guess: State<N>,
-    tj: f64,
-    hs: f64,
-    settings: &CharacteristicsSettings,
-) -> Result<NodeResult<N>, NodeError> {
-    let mut q = guess;
-    let a0 = body.characteristics(&q).map_err(|e| NodeError::Law(e, 0))?;
-    let rows = 2 * N;
-    let mut c_row = [0.0; MAX_ROWS];
-    for r in 0..rows {
-        c_row[r] = a0.speeds[r / 2];
-    }
-    let mut change = f64::INFINITY;
-    for it in 1..=settings.max_iterations {
-        let mut m = [[0.0; MAX_ROWS]; MAX_ROWS];
-        let mut rhs = [0.0; MAX_ROWS];
-        let mut range = [f64::INFINITY, 0.0f64];
-        for r in 0..rows {
-            let (k, sign) = (r / 2, if r % 2 == 0 { 1.0 } else { -1.0 });
-            let Some(p) = line.at(tj + sign * hs / c_row[r]) else {
-                return Ok(NodeResult::OutsideDomain);
-            };
-            let mid = State::from_fn(|c| 0.5 * (p.get(c) + q.get(c)));
-            let an = body
-                .characteristics(&mid)
-                .map_err(|e| NodeError::Law(e, it))?;
-            let (c, e) = (an.speeds[k], an.modes[k]);
-            c_row[r] = c;
-            range = [range[0].min(c), range[1].max(c)];
-            let mut b = -sign * hs / c * (0..N).map(|a| e[a] * an.source[a]).sum::<f64>();
-            for a in 0..N {
-                // (M e)_a: the inertia is symmetric
-                let ea = (0..N).map(|d| an.inertia[a][d] * e[d]).sum::<f64>();
-                m[r][a] = ea;
-                m[r][N + a] = -sign * c * ea;
-                b += ea * p.v[a] - sign * c * ea * p.p[a];
-            }
-            rhs[r] = b;
-        }
-        let Some(sol) = solve_small(m, rhs, rows) else {
-            return Err(NodeError::NotConverged {
-                iterations: it,
-                change,
-            });
-        };
-        let mut next = q;
-        for a in 0..N {
-            next.v[a] = sol[a];
-            next.p[a] = sol[N + a];
-            next.x[a] = prev.x[a] - 0.5 * hs * (sol[N + a] + prev.p[a]);
-        }
-        // a fixed point that has not converged in RELAX_AFTER iterations is under-relaxed
-        if it > RELAX_AFTER {
-            next = State::from_fn(|c| q.get(c) + RELAXATION * (next.get(c) - q.get(c)));
-        }
-        let last = change;
-        change = (0..3 * N).fold(0.0f64, |mx, c| mx.max((next.get(c) - q.get(c)).abs()));
-        let size = (0..3 * N).fold(0.0f64, |mx, c| mx.max(next.get(c).abs()));
-        q = next;
-        if !change.is_finite() {
-            return Err(NodeError::NotConverged {
-                iterations: it,
-                change,
-            });
-        }
-        if change <= settings.tolerance * (1.0 + size)
-            || (change <= settings.stall * (1.0 + size) && change >= last)
-        {
-            return Ok(NodeResult::Done(q, it, range));
-        }
-    }
-    Err(NodeError::NotConverged {
-        iterations: settings.max_iterations,
-        change,
-    })
-}
-
 /// Solves the inverse problem `[I]` Eq. 1-5 by the method of characteristics (see the module
 /// docs): the actuation at `s = 0` and the motion on the grid of `mesh`.
 ///
@@ -450,29 +288,7 @@ fn march_from<B: CharacteristicBody<N>, const N: usize>(
     let length = body.length();
     let hs = length / ns as f64;
     let ht = mesh.ht();
-    // Each step from line i to line i − 1 loses at most ceil(hs/(c ht)) nodes at the top of its
-    // domain of determinacy, c a lower bound of the speeds in that element (at its midpoint).
-    let mids: Vec<f64> = (1..=ns).map(|i| (i as f64 - 0.5) * hs).collect();
-    let bounds = tip.speed_lower_bounds(mesh.t_start, mesh.t_end, &mids);
-    let mut lost = 0usize;
-    for i in (1..=ns).rev() {
-        let c_low = bounds[i - 1];
-        let per_line = (hs / (c_low * ht) * (1.0 + 1e-9)).ceil();
-        let limit = MAX_EXTENSION_FACTOR * nt as f64;
-        if !(per_line.is_finite() && per_line <= limit) || lost as f64 + per_line > limit {
-            return Err(bad(
-                "mesh",
-                format!(
-                    "the waves up to s = {:.4} m are too slow (lower bound {c_low:.3e} m/s there) \
-                     for the march: the tip data would have to be extended beyond time.end by \
-                     more than {MAX_EXTENSION_FACTOR} times the time domain. Fix: a longer time \
-                     domain, a heavier payload or a stiffer body",
-                    (i as f64 - 0.5) * hs,
-                ),
-            ));
-        }
-        lost = lost.saturating_add(per_line as usize);
-    }
+    let plan::Plan { targets, lost } = plan::plan(body, mesh, tip)?;
     let n_ext = nt.saturating_add(lost).saturating_add(4);
     let t_of = |j: usize| mesh.t_start + j as f64 * ht;
 
@@ -496,77 +312,54 @@ fn march_from<B: CharacteristicBody<N>, const N: usize>(
         ..Default::default()
     };
     for i in (1..=ns).rev() {
-        let s_new = (i - 1) as f64 * hs;
+        let t = &targets[i - 1];
         let (done, rest) = lines.split_at_mut(i);
-        let view = LineView {
-            states: &rest[0],
-            top: tops[i],
-            rest: body.rest_state(i as f64 * hs),
-            t_start: mesh.t_start,
-            ht,
-        };
-        let mut new_line: Vec<State<N>> = Vec::with_capacity(crate::resources::reserve(tops[i], 1));
-        for j in 0..=tops[i] {
-            let prev = &view.states[j];
-            // predictor: the previous line plus the s-increment at the previous time node
-            // (at a node where the law has no speeds, a chain's free end, the rest state)
-            let guess: State<N> = match j {
-                0 if body.characteristics(prev).is_err() => body.rest_state(s_new),
-                0 => *prev,
-                _ => State::from_fn(|c| {
-                    prev.get(c) + new_line[j - 1].get(c) - view.states[j - 1].get(c)
-                }),
+        // the line the step starts from: the element's upper line, then intermediate ones
+        let mut inner: Option<Vec<State<N>>> = None;
+        let (mut from_s, mut from_top) = (i as f64 * hs, tops[i]);
+        for (m, &s_new) in t.iter().enumerate() {
+            let h = if t.len() == 1 { hs } else { from_s - s_new };
+            // the first line below the tip: in closed form at a free end, if the path's body
+            // gives it
+            let start = if i == ns && m == 0 {
+                line::free_end_line(tip, s_new, from_top, &t_of)?
+            } else {
+                None
             };
-            match march_node(body, &view, prev, guess, t_of(j), hs, settings) {
-                Ok(NodeResult::Done(q, its, range)) => {
-                    report.iterations_total += its;
-                    report.iterations_max = report.iterations_max.max(its);
-                    report.speed_range = [
-                        report.speed_range[0].min(range[0]),
-                        report.speed_range[1].max(range[1]),
-                    ];
-                    new_line.push(q);
+            let new_line = match start {
+                Some(line) => line,
+                None => {
+                    let view = LineView {
+                        states: inner.as_deref().unwrap_or(&rest[0]),
+                        top: from_top,
+                        rest: body.rest_state(from_s),
+                        t_start: mesh.t_start,
+                        ht,
+                    };
+                    line::march_line(body, &view, s_new, h, &t_of, settings, &mut report)?
                 }
-                Ok(NodeResult::OutsideDomain) => break,
-                Err(NodeError::NotConverged {
-                    iterations: it,
-                    change,
-                }) => {
-                    let history_text = format!(
-                        "fixed-point iteration at s = {s_new:.4} m, t = {:.4} s: last change \
-                         {change:.2e} after {it} iterations",
-                        t_of(j)
-                    );
-                    return Err(InverseError::NewtonFailed {
-                        iterations: it,
-                        residual: change,
-                        tolerance: settings.tolerance,
-                        history: vec![change],
-                        history_text,
-                    });
-                }
-                Err(NodeError::Law(source, it)) => {
-                    return Err(InverseError::Element {
-                        iteration: it,
-                        source,
-                    });
-                }
+            };
+            if new_line.len() < nt + 1 {
+                return Err(bad(
+                    "mesh",
+                    format!(
+                        "the domain of determinacy at s = {s_new:.4} m ends at t = {:.4} s, \
+                         before time.end = {} s (internal extension of the tip data too short)",
+                        t_of(new_line.len().saturating_sub(1)),
+                        mesh.t_end
+                    ),
+                ));
+            }
+            report.nodes += new_line.len();
+            from_top = new_line.len() - 1;
+            from_s = s_new;
+            if m + 1 == t.len() {
+                tops[i - 1] = from_top;
+                done[i - 1] = new_line;
+            } else {
+                inner = Some(new_line);
             }
         }
-        if new_line.len() < nt + 1 {
-            return Err(bad(
-                "mesh",
-                format!(
-                    "the domain of determinacy at s = {s_new:.4} m ends at t = {:.4} s, before \
-                     time.end = {} s (internal extension of the tip data too short)",
-                    t_of(new_line.len().saturating_sub(1)),
-                    mesh.t_end
-                ),
-            ));
-        }
-        report.nodes += new_line.len();
-        tops[i - 1] = new_line.len() - 1;
-        done[i - 1] = new_line;
     }
     report.extension = t_of(n_ext) - mesh.t_end;
 
@@ -609,44 +402,6 @@ mod tests {
     use super::*;
     use crate::beam::section::ConstitutiveLaw;
     use crate::inverse::trajectory::{RestToRestLine, RestToRestProfile};
-
-    #[test]
-    fn interpolation_is_exact_for_cubics_and_uses_rest_below_start() {
-        let states: Vec<State<3>> = (0..10)
-            .map(|j| {
-                let t = 0.5 * j as f64;
-                crate::inverse::characteristics_body::state3([
-                    t * t * t - t,
-                    0.0,
-                    0.0,
-                    0.0,
-                    0.0,
-                    0.0,
-                    0.0,
-                    0.0,
-                    0.0,
-                ])
-            })
-            .collect();
-        let v = LineView {
-            states: &states,
-            top: 9,
-            rest: State::ZERO,
-            t_start: 0.0,
-            ht: 0.5,
-        };
-        for tau in [0.6, 1.3, 3.9, 4.3, 4.5] {
-            let got = v.at(tau).unwrap().x[0];
-            assert!(
-                (got - (tau * tau * tau - tau)).abs() < 1e-12,
-                "{tau}: {got}"
-            );
-        }
-        assert!(v.at(4.6).is_none());
-        // below t_start the rest state (0) is used: f(t) = t³ − t vanishes only at 0, so the
-        // interpolant at −0.25 mixes rest and data
-        assert!(v.at(-0.25).unwrap().x[0].is_finite());
-    }
 
     #[test]
     fn rejects_motion_without_room_for_pre_actuation() {
