@@ -14,6 +14,11 @@
 //!
 //! The result is checked to be taut like the FEM's; a slack state met during the march is
 //! [`crate::inverse::element::ElementError::Slack`].
+//!
+//! Without a payload the tip is a free end, where the transverse speed vanishes: the string
+//! then steps uniformly in the travel time near it and starts from its expansion about the
+//! free end ([`crate::inverse::characteristics_body`], "The chain's free end"; order 2 against
+//! the Petit–Rouchon chain, docs/verification.md C11).
 
 use super::{CraneError, CraneSolution, finish, prepare, slowest_element_speed};
 use crate::inverse::characteristics_solver::{CharacteristicsSettings, check_input, march};
