@@ -359,7 +359,7 @@ fn a_pose_csv_that_is_not_smooth_enough_names_the_derivative() {
     };
     // the frame starts turning at a constant rate at t = 2 s
     write("kink.csv", &|t| {
-        ([1.0, 0.0, 0.0], 0.2 * (t - 2.0).max(0.0).min(2.0))
+        ([1.0, 0.0, 0.0], 0.2 * (t - 2.0).clamp(0.0, 2.0))
     });
     let text = edit(
         &example("02_line.toml"),

@@ -12,6 +12,9 @@ use std::path::Path;
 use stmech::inverse::spatial::SpatialRun;
 use stmech::inverse::trajectory::pose::Pose;
 use stmech::math::Vec3;
+
+/// A curve as drawn: label, colour, dashed, points.
+type DrawnCurve = (String, RGBColor, bool, Vec<(f64, f64)>);
 use stmech::math::rotation::{Quat, quat_conj, quat_from_frame, quat_mul};
 
 /// One curve of a panel: solid or dashed.
@@ -43,7 +46,7 @@ fn panels_chart(path: &Path, panels: Vec<Panel<'_>>) -> anyhow::Result<()> {
     root.fill(&WHITE)?;
     let areas = root.split_evenly((1, panels.len()));
     for (area, panel) in areas.iter().zip(panels) {
-        let curves: Vec<(String, RGBColor, bool, Vec<(f64, f64)>)> = panel
+        let curves: Vec<DrawnCurve> = panel
             .curves
             .into_iter()
             .map(|c| {

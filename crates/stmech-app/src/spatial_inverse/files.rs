@@ -96,12 +96,7 @@ pub(super) fn write_csvs(dir: &Path, rows: &Rows) -> anyhow::Result<()> {
 
 /// The replayed pose at `t`: the sample at the same index when the replay has one per time
 /// node, else the sample nearest in time (binary search).
-pub(super) fn replay_at<'a>(
-    samples: &'a [(f64, Pose)],
-    j: usize,
-    t: f64,
-    n: usize,
-) -> Option<&'a Pose> {
+pub(super) fn replay_at(samples: &[(f64, Pose)], j: usize, t: f64, n: usize) -> Option<&Pose> {
     if samples.is_empty() {
         return None;
     }
