@@ -1,15 +1,20 @@
 //! `run`/`check`/`compare` for spatial inverse scenarios (`analysis = "inverse"`, issue 16): a
 //! thin wrapper of [`stmech_app::spatial_inverse`] (solve, closed-loop seam, files) with the
-//! messages and exit codes, and `stmech compare` of both inverse methods on one scenario.
+//! messages and exit codes, and `stmech compare` of both inverse methods on one scenario, with
+//! the sequential baseline of `[I]` Sect. 2 (`stmech::inverse::spatial::sequential`) as a third
+//! row (no closed loop; it does not decide the exit code).
 
 use crate::Failure;
 use crate::console::csv_field;
+use crate::plots::Series;
 use crate::progress::Progress;
 use crate::run::{app_failure, output_failure};
 use serde_json::json;
 use std::path::PathBuf;
 use std::time::Instant;
 use stmech::inverse::InverseMethod;
+use stmech::inverse::sequential::SequentialSettings;
+use stmech::inverse::spatial::sequential::{SpatialSequentialRun, solve_sequential};
 use stmech::inverse::spatial::{SpatialRun, solve_with, wave_speeds};
 use stmech::io::output::OutputDir;
 use stmech::io::scenario::SpatialInverseScenario;
@@ -186,9 +191,73 @@ fn tracking_line(s: &SpatialInverseScenario, c: &ClosedLoop) -> String {
     }
 }
 
-/// Why there is no sequential row.
-const NO_SEQUENTIAL: &str = "the sequential baseline ([I] Sect. 2) of the beam's compare has no \
-     spatial counterpart in stmech: rows for the two field methods only";
+/// What the sequential row is.
+const SEQUENTIAL: &str = "the sequential baseline of [I] Sect. 2: linear elements in space (the \
+     mesh's), the semi-discrete equations with the servo constraint integrated by BDF2 \
+     (consistent mass, Newton); shown for comparison, it does not decide the exit code \
+     (it breaks down on flexible arms by design)";
+
+/// The sequential baseline ([I] Sect. 2, `stmech::inverse::spatial::sequential`) on the
+/// scenario: the mesh's space elements and time step, consistent mass, BDF2; no closed loop
+/// (it is shown for comparison and fails on flexible arms by design).
+struct SequentialRow {
+    status: String,
+    seconds: f64,
+    grid: String,
+    run: Option<SpatialSequentialRun>,
+    note: String,
+}
+
+impl SequentialRow {
+    fn completed(&self) -> bool {
+        self.run.as_ref().is_some_and(|r| r.completed())
+    }
+}
+
+fn sequential_row(s: &SpatialInverseScenario) -> SequentialRow {
+    let settings = SequentialSettings::new(s.mesh.elements_s, s.mesh.ht());
+    let grid = format!(
+        "{} linear elements, h = {:.4} s (BDF2, consistent mass)",
+        settings.elements, settings.step
+    );
+    let path = s.tip_path();
+    let started = Instant::now();
+    match solve_sequential(&s.beam, s.mesh.t_start, s.mesh.t_end, &path, &settings) {
+        Ok(run) => {
+            let (status, note) = match &run.failure {
+                None => (
+                    "ok".to_string(),
+                    format!(
+                        "{} Newton iterations, iteration matrix cond {:.2e}",
+                        run.iterations.iter().sum::<usize>(),
+                        run.condition_number
+                    ),
+                ),
+                Some(f) => (
+                    format!("failed at t = {:.4} s", f.time),
+                    format!(
+                        "{} (iteration matrix cond {:.2e})",
+                        f.reason, run.condition_number
+                    ),
+                ),
+            };
+            SequentialRow {
+                status,
+                seconds: run.seconds,
+                grid,
+                run: Some(run),
+                note,
+            }
+        }
+        Err(e) => SequentialRow {
+            status: "failed".into(),
+            seconds: started.elapsed().as_secs_f64(),
+            grid,
+            run: None,
+            note: e.to_string(),
+        },
+    }
+}
 
 struct Row {
     method: InverseMethod,
@@ -261,7 +330,8 @@ fn difference(a: &Rows, b: &Rows) -> (f64, f64) {
 }
 
 /// `stmech compare` of a spatial inverse scenario: both inverse methods on its mesh, each with
-/// its closed loop; `compare.csv`, `compare.png` (force components per method), `summary.json`.
+/// its closed loop, and the sequential baseline ([`sequential_row`]); `compare.csv`,
+/// `compare.png` (force components per method), `summary.json`.
 pub fn compare(s: &SpatialInverseScenario, out: PathBuf, force: bool) -> Result<(), Failure> {
     let staging = OutputDir::prepare(&out, force).map_err(output_failure)?;
     errln!("stmech compare: {}", describe(s).trim_start_matches("ok: "));
@@ -277,7 +347,8 @@ pub fn compare(s: &SpatialInverseScenario, out: PathBuf, force: bool) -> Result<
         "method,status,wall_time_s,grid,peak_force_N,peak_moment_Nm,\
          max_force_difference_to_rigid_arm_N,max_force_difference_between_methods_N,\
          max_moment_difference_between_methods_Nm,closed_loop_position_error_m,\
-         closed_loop_angle_error_rad,note\n",
+         closed_loop_angle_error_rad,max_force_difference_to_space_time_N,\
+         max_moment_difference_to_space_time_Nm,note\n",
     );
     let grid = format!("{} x {}", s.mesh.elements_s, s.mesh.elements_t);
     let opt = |v: Option<f64>| v.map(|x| format!("{x:e}")).unwrap_or_default();
@@ -302,8 +373,10 @@ pub fn compare(s: &SpatialInverseScenario, out: PathBuf, force: bool) -> Result<
             Some(Ok((t, _))) => Some(t),
             _ => None,
         };
+        // the characteristics' difference to the space-time FEM (as the sequential row's)
+        let to_fem = diff.filter(|_| row.method == InverseMethod::Characteristics);
         csv.push_str(&format!(
-            "{},{},{},{},{},{},{},{},{},{},{},{}\n",
+            "{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
             row.method.name(),
             csv_field(&row.status),
             opt(Some(row.seconds)),
@@ -315,6 +388,8 @@ pub fn compare(s: &SpatialInverseScenario, out: PathBuf, force: bool) -> Result<
             opt(diff.map(|d| d.1)),
             opt(cl.map(|t| t.max_position)),
             opt(cl.map(|t| t.max_angle)),
+            opt(to_fem.map(|d| d.0)),
+            opt(to_fem.map(|d| d.1)),
             csv_field(&row.note)
         ));
         match r {
@@ -361,6 +436,104 @@ pub fn compare(s: &SpatialInverseScenario, out: PathBuf, force: bool) -> Result<
             series.extend(actuation_series(row.method.name(), r, false));
         }
     }
+    // the sequential baseline: its own row, no closed loop, not part of the exit code
+    let seq = sequential_row(s);
+    let done = seq.run.as_ref().filter(|r| r.completed());
+    let (spf, spm) = (done.map(|r| r.peak_force()), done.map(|r| r.peak_moment()));
+    let tip_path = s.tip_path();
+    let seq_rigid = done.map(|r| {
+        r.t.iter().zip(&r.force).fold(0.0f64, |m, (&t, f)| {
+            let (fr, _) = stmech::inverse::spatial::rigid::rigid_actuation(&s.beam, &tip_path, t);
+            m.max(norm(&[f[0] - fr[0], f[1] - fr[1], f[2] - fr[2]]))
+        })
+    });
+    let seq_fem = match (done, &rows[0].run) {
+        (Some(r), Some((_, a))) => {
+            Some(a.t.iter().enumerate().fold((0.0f64, 0.0f64), |m, (j, &t)| {
+                let (f, mo) = r.force_moment_at(t);
+                let (df, dm) = (
+                    [0, 1, 2].map(|k| f[k] - a.force[j][k]),
+                    [0, 1, 2].map(|k| mo[k] - a.moment[j][k]),
+                );
+                (m.0.max(norm(&df)), m.1.max(norm(&dm)))
+            }))
+        }
+        _ => None,
+    };
+    csv.push_str(&format!(
+        "sequential,{},{},{},{},{},{},,,,,{},{},{}\n",
+        csv_field(&seq.status),
+        opt(Some(seq.seconds)),
+        csv_field(&seq.grid),
+        opt(spf),
+        opt(spm),
+        opt(seq_rigid),
+        opt(seq_fem.map(|d| d.0)),
+        opt(seq_fem.map(|d| d.1)),
+        csv_field(&seq.note)
+    ));
+    match (spf, spm) {
+        (Some(pf), Some(pm)) => outln!(
+            "{:16} {:18} {:>9.4} s  peak |F| {pf:.4} N, |M| {pm:.4} N·m; difference to the \
+             space-time FEM {}; no closed loop (baseline, [I] Sect. 2); {}",
+            "sequential",
+            seq.status,
+            seq.seconds,
+            seq_fem
+                .map(|d| format!("force {:.3e} N, moment {:.3e} N·m", d.0, d.1))
+                .unwrap_or_else(|| "-".into()),
+            seq.note
+        ),
+        _ => outln!("{:16} {}: {}", "sequential", seq.status, seq.note),
+    }
+    let failure = seq.run.as_ref().and_then(|r| r.failure.as_ref());
+    methods.push(json!({
+        "method": "sequential",
+        "description": SEQUENTIAL,
+        "status": seq.status,
+        "wall_time_seconds": seq.seconds,
+        "grid": seq.grid,
+        "peak_force_N": spf,
+        "peak_moment_Nm": spm,
+        "max_force_difference_to_rigid_arm_N": seq_rigid,
+        "max_force_difference_to_space_time_N": seq_fem.map(|d| d.0),
+        "max_moment_difference_to_space_time_Nm": seq_fem.map(|d| d.1),
+        "failure": failure.map(|f| json!({ "step": f.step, "time_s": f.time, "reason": f.reason })),
+        "iteration_matrix_condition_number": seq.run.as_ref().map(|r| r.condition_number),
+        "tip_tracking": serde_json::Value::Null,
+        "error": (!seq.completed()).then(|| seq.note.clone()),
+        "note": seq.note,
+    }));
+    if let Some(r) = &seq.run {
+        // up to the breakdown; a diverging run is clipped at 3× the field methods' peak force
+        let limit = 3.0
+            * rows
+                .iter()
+                .filter_map(|row| row.run.as_ref())
+                .map(|(_, x)| x.force.iter().map(norm).fold(0.0f64, f64::max))
+                .fold(f64::NAN, f64::max);
+        let limit = if limit.is_finite() {
+            limit
+        } else {
+            f64::INFINITY
+        };
+        for (k, name) in ["f_x", "f_y", "f_z"].iter().enumerate() {
+            let clipped = r.force.iter().any(|f| f[k].abs() > limit);
+            series.push(Series {
+                label: format!(
+                    "sequential {name}{}",
+                    if clipped { " (clipped)" } else { "" }
+                ),
+                points: r
+                    .t
+                    .iter()
+                    .zip(&r.force)
+                    .filter(|(_, f)| f[k].abs() <= limit)
+                    .map(|(&t, f)| (t, f[k]))
+                    .collect(),
+            });
+        }
+    }
     if let Some((df, dm)) = diff {
         outln!(
             "difference between the methods: force {df:.3e} N, moment {dm:.3e} N·m (largest over \
@@ -374,7 +547,6 @@ pub fn compare(s: &SpatialInverseScenario, out: PathBuf, force: bool) -> Result<
     if let Some(r) = ratio {
         outln!("wall time space-time / characteristics: {r:.2} (same mesh)");
     }
-    outln!("sequential: {NO_SEQUENTIAL}");
     let n_unsolved = rows.iter().filter(|r| r.run.is_none()).count();
     let n_short = rows.iter().filter(|r| r.status == GOAL_NOT_REACHED).count();
     let outcome = if n_unsolved == rows.len() {
@@ -395,7 +567,7 @@ pub fn compare(s: &SpatialInverseScenario, out: PathBuf, force: bool) -> Result<
             series,
             summary: json!({
                 "stmech_version": env!("CARGO_PKG_VERSION"),
-                "study": "both inverse methods on one spatial inverse scenario",
+                "study": "both inverse methods and the sequential baseline on one spatial inverse scenario",
                 "problem": "spatial-inverse",
                 "scenario": { "origin": s.origin, "input": s.echo },
                 "actuation_convention": "force and moment applied to the beam at s = 0, global frame",
@@ -403,7 +575,7 @@ pub fn compare(s: &SpatialInverseScenario, out: PathBuf, force: bool) -> Result<
                 "max_force_difference_between_methods_N": diff.map(|d| d.0),
                 "max_moment_difference_between_methods_Nm": diff.map(|d| d.1),
                 "wall_time_ratio_space_time_to_characteristics": ratio,
-                "sequential": NO_SEQUENTIAL,
+                "sequential": SEQUENTIAL,
                 "status": outcome,
             }),
         },

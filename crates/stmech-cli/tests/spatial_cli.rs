@@ -1,7 +1,8 @@
 //! End-to-end tests of the spatial inverse problem (`analysis = "inverse"`, issue 16): `run`
 //! writes the documented files with sane contents (a planar manoeuvre stays planar and
 //! reproduces the planar solver; the actuation starts at rest), `check` prints the size,
-//! `compare` runs both methods and shows a failed one, and the exit codes of refused input (2)
+//! `compare` runs both methods and shows a failed one (and the sequential baseline's row), and
+//! the exit codes of refused input (2)
 //! and of a Newton failure (3).
 
 use std::path::{Path, PathBuf};
@@ -267,11 +268,32 @@ fn compare_runs_both_methods_and_shows_a_failed_one() {
     let code = out.status.code();
     let text = std::fs::read_to_string(d.path().join("cmp/compare.csv")).unwrap();
     let lines: Vec<&str> = text.lines().collect();
-    assert_eq!(lines.len(), 3, "{text}");
+    assert_eq!(lines.len(), 4, "{text}");
     assert!(lines[1].starts_with("space-time,\"ok\","), "{text}");
     let s = summary(&d.path().join("cmp"));
     let methods = s["methods"].as_array().unwrap();
-    assert_eq!(methods.len(), 2);
+    assert_eq!(methods.len(), 3);
+    // the sequential baseline ([I] Sect. 2) breaks down on this flexible arm right after the
+    // tip starts moving (t0 = 2 s), with its time and cause; it does not decide the exit code
+    assert!(
+        lines[3].starts_with("sequential,\"failed at t = 2.0"),
+        "{text}"
+    );
+    assert!(
+        lines[3].contains("cross-section") || lines[3].contains("Newton"),
+        "{text}"
+    );
+    let seq = &methods[2];
+    assert_eq!(seq["method"], "sequential");
+    let t_fail = seq["failure"]["time_s"].as_f64().unwrap();
+    assert!(t_fail > 2.0 && t_fail < 2.2, "{t_fail}");
+    assert!(seq["peak_force_N"].is_null(), "a failed row has no numbers");
+    assert!(seq["iteration_matrix_condition_number"].as_f64().unwrap() > 1.0);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("sequential       failed at t = "),
+        "{stdout}"
+    );
     match methods[1]["status"].as_str() {
         // the method of characteristics is not available yet: its row has its error
         Some("failed") => {

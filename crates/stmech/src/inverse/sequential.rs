@@ -22,7 +22,9 @@
 //!
 //! (`α = (1, −1)` implicit Euler, `(3/2, −2, 1/2)` BDF2), solved by Newton with the iteration
 //! matrix `[[α₀² M + h² K, −h² E₀], [S_tip, 0]]`. The beam is at rest before `t_start`, so the
-//! BDF2 history is exact from the first step.
+//! BDF2 history is exact from the first step. The step loop (`integrate`) is generic over the
+//! semi-discrete model (`SemiDiscrete`) and the number `N` of unknowns per node: the spatial
+//! arm's baseline ([`crate::inverse::spatial::sequential`]) runs on it too.
 //!
 //! # Why it fails (measured in `docs/verification.md`)
 //! * **Lumped mass**: `M⁻¹` is diagonal, so `F` reaches the tip acceleration only through `n`
@@ -62,7 +64,7 @@ pub enum Bdf {
 }
 
 impl Bdf {
-    fn alpha(self) -> &'static [f64] {
+    pub(crate) fn alpha(self) -> &'static [f64] {
         match self {
             Self::ImplicitEuler => &[1.0, -1.0],
             Self::Bdf2 => &[1.5, -2.0, 0.5],
@@ -152,12 +154,49 @@ impl SequentialRun {
     }
 }
 
+/// The semi-discrete equations of one body as the sequential integrator ([`integrate`])
+/// needs them, with `N` actuation components on node 0 and `N` servo rows on the tip node:
+/// the planar beam's forward elements here ([`Semi`]), the linear elements of an
+/// [`crate::inverse::body::InverseBody`] (the spatial arm) in
+/// [`crate::inverse::spatial::sequential`].
+pub(crate) trait SemiDiscrete<const N: usize> {
+    /// Nodal unknowns `n` (node `i` holds `q[N i .. N i + N]`).
+    fn dofs(&self) -> usize;
+    /// First unknown of the tip node (the servo rows hold `q[tip .. tip + N]`).
+    fn tip(&self) -> usize;
+    /// `q` at `t_start` (at rest).
+    fn rest(&self) -> Vec<f64>;
+    /// The known part of the step from the histories (`qh[k − 1]`, `vh[k − 1]`: `q`, `v` at
+    /// `t_{n+1−k}`), for the scheme `alpha` and the step `h`.
+    fn begin_step(&mut self, alpha: &[f64], h: f64, qh: &[Vec<f64>], vh: &[Vec<f64>]);
+    /// At `q`: `rhs[..n] = −h² (inertia + f_int)` (without the actuation) and the block
+    /// `∂(h² (inertia + f_int))/∂q` of the iteration matrix into `jac[i m + j]`, `i, j < n`
+    /// (`jac` is zero on entry, row length `m`).
+    fn evaluate(
+        &mut self,
+        alpha0: f64,
+        h: f64,
+        q: &[f64],
+        rhs: &mut [f64],
+        jac: &mut [f64],
+        m: usize,
+    ) -> Result<(), ElementError>;
+    /// How an element failure of [`Self::evaluate`] reads in [`SequentialFailure::reason`].
+    fn describe(&self, e: &ElementError) -> String {
+        e.to_string()
+    }
+}
+
 /// The semi-discrete model: dense mass, element kernels.
 struct Semi {
     model: ForwardModel,
     n: usize,
     mass: Vec<f64>,
     tip: usize,
+    /// Scratch: internal force, tangent and the history term of the step.
+    fi: Vec<f64>,
+    k: Vec<f64>,
+    hist_term: Vec<f64>,
 }
 
 impl Semi {
@@ -193,12 +232,16 @@ impl Semi {
             n,
             mass,
             tip,
+            fi: vec![0.0; n],
+            k: vec![0.0; n * n],
+            hist_term: vec![0.0; n],
         })
     }
 
-    /// Internal force and tangent (dense, row-major).
-    fn internal(&self, q: &[f64], f: &mut [f64], k: &mut [f64]) -> Result<(), ElementError> {
+    /// Internal force and tangent (dense, row-major) into the scratch buffers.
+    fn internal(&mut self, q: &[f64]) -> Result<(), ElementError> {
         let n = self.n;
+        let (f, k) = (&mut self.fi, &mut self.k);
         f.fill(0.0);
         k.fill(0.0);
         let mut fe = [0.0; 9];
@@ -227,20 +270,57 @@ impl Semi {
         }
         Ok(())
     }
+}
 
-    /// The iteration matrix `[[α₀² M + h² K, −h² E₀], [S_tip, 0]]` (row-major, size `n + 3`).
-    fn iteration_matrix(&self, alpha0: f64, h: f64, k: &[f64], out: &mut [f64]) {
-        let (n, m) = (self.n, self.n + 3);
-        out.fill(0.0);
+impl SemiDiscrete<3> for Semi {
+    fn dofs(&self) -> usize {
+        self.n
+    }
+
+    fn tip(&self) -> usize {
+        3 * self.tip
+    }
+
+    fn rest(&self) -> Vec<f64> {
+        self.model.x_ref.clone()
+    }
+
+    /// `M (α₀ Σ α_k q_{n+1−k} + h Σ α_k v_{n+1−k})`: the known part of `h² M a`.
+    fn begin_step(&mut self, alpha: &[f64], h: f64, qh: &[Vec<f64>], vh: &[Vec<f64>]) {
+        for i in 0..self.n {
+            let mut s = 0.0;
+            for kk in 1..alpha.len() {
+                s += alpha[kk] * (alpha[0] * qh[kk - 1][i] + h * vh[kk - 1][i]);
+            }
+            self.hist_term[i] = s;
+        }
+    }
+
+    /// `−(M (α₀² q + hist) + h² f_int)` and `α₀² M + h² K`.
+    fn evaluate(
+        &mut self,
+        alpha0: f64,
+        h: f64,
+        q: &[f64],
+        rhs: &mut [f64],
+        jac: &mut [f64],
+        m: usize,
+    ) -> Result<(), ElementError> {
+        self.internal(q)?;
+        let n = self.n;
+        for i in 0..n {
+            let mut ma = 0.0;
+            for j in 0..n {
+                ma += self.mass[i * n + j] * (alpha0 * alpha0 * q[j] + self.hist_term[j]);
+            }
+            rhs[i] = -(ma + h * h * self.fi[i]);
+        }
         for i in 0..n {
             for j in 0..n {
-                out[i * m + j] = alpha0 * alpha0 * self.mass[i * n + j] + h * h * k[i * n + j];
+                jac[i * m + j] = alpha0 * alpha0 * self.mass[i * n + j] + h * h * self.k[i * n + j];
             }
         }
-        for c in 0..3 {
-            out[c * m + n + c] = -h * h;
-            out[(n + c) * m + 3 * self.tip + c] = 1.0;
-        }
+        Ok(())
     }
 }
 
@@ -284,7 +364,8 @@ fn dense_solve(a: &mut [f64], m: usize, b: &mut [f64]) -> bool {
     b.iter().all(|v| v.is_finite())
 }
 
-fn check_settings(s: &SequentialSettings) -> Result<(), InverseError> {
+/// Checks the settings (elements, step, Newton tolerance and iterations).
+pub(crate) fn check_settings(s: &SequentialSettings) -> Result<(), InverseError> {
     let bad = |field: &str, message: String| {
         Err(InverseError::Input(InputError::Invalid {
             field: field.into(),
@@ -315,6 +396,36 @@ fn check_settings(s: &SequentialSettings) -> Result<(), InverseError> {
     Ok(())
 }
 
+/// Writes the actuation column `−h² E₀` and the servo rows `S_tip` of the iteration matrix.
+fn couple<const N: usize>(n: usize, tip: usize, h: f64, jac: &mut [f64]) {
+    let m = n + N;
+    for c in 0..N {
+        jac[c * m + n + c] = -h * h;
+        jac[(n + c) * m + tip + c] = 1.0;
+    }
+}
+
+/// 2-norm condition number of the iteration matrix at the rest state (first step) of `semi`.
+pub(crate) fn rest_condition<const N: usize, S: SemiDiscrete<N>>(
+    semi: &mut S,
+    settings: &SequentialSettings,
+) -> Result<f64, InverseError> {
+    let (n, alpha, h) = (semi.dofs(), settings.scheme.alpha(), settings.step);
+    let m = n + N;
+    let q0 = semi.rest();
+    let hist = alpha.len() - 1;
+    semi.begin_step(alpha, h, &vec![q0.clone(); hist], &vec![vec![0.0; n]; hist]);
+    let (mut rhs, mut j) = (vec![0.0; m], vec![0.0; m * m]);
+    semi.evaluate(alpha[0], h, &q0, &mut rhs, &mut j, m)
+        .map_err(|source| InverseError::Element {
+            iteration: 0,
+            source,
+        })?;
+    couple::<N>(n, semi.tip(), h, &mut j);
+    // condition_number reads column-major: transpose (the 2-norm condition is the same)
+    Ok(crate::solve::conditioning::condition_number(m, &j))
+}
+
 /// 2-norm condition number of the iteration matrix at the rest state (first step).
 pub fn iteration_matrix_condition(
     beam: &BeamModel,
@@ -322,104 +433,78 @@ pub fn iteration_matrix_condition(
 ) -> Result<f64, InverseError> {
     beam.validate("beam")?;
     check_settings(settings)?;
-    let semi = Semi::new(beam, settings)?;
-    let (n, m) = (semi.n, semi.n + 3);
-    let (mut f, mut k) = (vec![0.0; n], vec![0.0; n * n]);
-    semi.internal(&semi.model.x_ref, &mut f, &mut k)
-        .map_err(|source| InverseError::Element {
-            iteration: 0,
-            source,
-        })?;
-    let mut j = vec![0.0; m * m];
-    semi.iteration_matrix(settings.scheme.alpha()[0], settings.step, &k, &mut j);
-    // condition_number reads column-major: transpose (the 2-norm condition is the same)
-    Ok(crate::solve::conditioning::condition_number(m, &j))
+    rest_condition::<3, _>(&mut Semi::new(beam, settings)?, settings)
 }
 
-/// Runs the sequential baseline on `[t_start, t_end]` with steps of `settings.step` (the last
-/// one shortened to land on `t_end`). Input errors are `Err`; a breakdown of the integration
-/// (Newton failure, non-finite values, singular matrix) is reported in
-/// [`SequentialRun::failure`] with the results up to that step.
-pub fn solve_sequential(
-    beam: &BeamModel,
+/// What [`integrate`] computed: the time points, the actuation (generalised, on node 0) and
+/// the nodal unknowns of node 0 at each, Newton's iterations per step and the breakdown.
+pub(crate) struct Integration<const N: usize> {
+    pub t: Vec<f64>,
+    pub actuation: Vec<[f64; N]>,
+    pub base: Vec<[f64; N]>,
+    pub iterations: Vec<usize>,
+    pub failure: Option<SequentialFailure>,
+}
+
+/// The sequential integration of `semi` on `[t_start, t_end]` (module docs) from rest with the
+/// actuation `f0`, the tip node held at `target(t)`: steps of `settings.step`, the last one
+/// shortened to land on `t_end`; a breakdown (Newton failure, non-finite values, singular
+/// matrix) ends it with the results up to that step.
+pub(crate) fn integrate<const N: usize, S: SemiDiscrete<N>>(
+    semi: &mut S,
     t_start: f64,
     t_end: f64,
-    trajectory: &dyn TipTrajectory,
+    f0: [f64; N],
+    target: &dyn Fn(f64) -> [f64; N],
     settings: &SequentialSettings,
-) -> Result<SequentialRun, InverseError> {
-    let started = Instant::now();
-    beam.validate("beam")?;
-    check_settings(settings)?;
-    if !(t_start.is_finite() && t_end.is_finite() && t_end > t_start) {
-        return Err(InverseError::Input(InputError::Invalid {
-            field: "time".into(),
-            message: format!("needs finite start < end, got [{t_start}, {t_end}]"),
-        }));
-    }
-    let condition_number = iteration_matrix_condition(beam, settings)?;
-    let semi = Semi::new(beam, settings)?;
-    let (n, m) = (semi.n, semi.n + 3);
+) -> Integration<N> {
+    let (n, tip) = (semi.dofs(), semi.tip());
+    let m = n + N;
     let alpha = settings.scheme.alpha();
     let hist = alpha.len() - 1;
     // q, v histories: index 0 = newest known
-    let q0 = semi.model.x_ref.clone();
+    let q0 = semi.rest();
     let mut qh: Vec<Vec<f64>> = vec![q0.clone(); hist];
     let mut vh: Vec<Vec<f64>> = vec![vec![0.0; n]; hist];
-    let mut run = SequentialRun {
-        settings: *settings,
+    let mut run = Integration {
         t: vec![t_start],
-        actuation: vec![[0.0; 3]],
+        actuation: vec![f0],
+        base: vec![std::array::from_fn(|c| q0[c])],
         iterations: Vec::new(),
         failure: None,
-        condition_number,
-        seconds: 0.0,
     };
     let steps = ((t_end - t_start) / settings.step * (1.0 - 1e-12)).ceil() as usize;
     let mut q = q0;
-    let mut fa = [0.0; 3];
-    let (mut fi, mut k) = (vec![0.0; n], vec![0.0; n * n]);
+    let mut fa = f0;
     let mut jac = vec![0.0; m * m];
     let mut rhs = vec![0.0; m];
-    let mut hist_term = vec![0.0; n];
     let mut t = t_start;
     let mut last_dq = 0.0f64;
     'steps: for step in 1..=steps {
         let t1 = (t_start + step as f64 * settings.step).min(t_end);
         let h = t1 - t;
-        let g = trajectory.pose(t1);
-        // M (α₀ Σ α_k q_{n+1−k} + h Σ α_k v_{n+1−k}) : the known part of h² M a
-        for i in 0..n {
-            let mut s = 0.0;
-            for kk in 1..=hist {
-                s += alpha[kk] * (alpha[0] * qh[kk - 1][i] + h * vh[kk - 1][i]);
-            }
-            hist_term[i] = s;
-        }
+        let g = target(t1);
+        semi.begin_step(alpha, h, &qh, &vh);
         let mut converged = false;
         for it in 0..=settings.max_iterations {
-            if let Err(e) = semi.internal(&q, &mut fi, &mut k) {
+            jac.fill(0.0);
+            if let Err(e) = semi.evaluate(alpha[0], h, &q, &mut rhs, &mut jac, m) {
                 run.failure = Some(SequentialFailure {
                     step,
                     time: t1,
                     reason: format!(
-                        "Newton iteration {it}: {e} (last correction of the nodal \
-                         unknowns {last_dq:.1e})"
+                        "Newton iteration {it}: {} (last correction of the nodal \
+                         unknowns {last_dq:.1e})",
+                        semi.describe(&e)
                     ),
                 });
                 break 'steps;
             }
             let mut r_force = 0.0f64;
-            for i in 0..n {
-                let mut ma = 0.0;
-                for j in 0..n {
-                    ma += semi.mass[i * n + j] * (alpha[0] * alpha[0] * q[j] + hist_term[j]);
-                }
-                rhs[i] = -(ma + h * h * fi[i]);
-            }
             let mut r_tip = 0.0f64;
-            for c in 0..3 {
+            for c in 0..N {
                 rhs[c] += h * h * fa[c];
-                rhs[n + c] = -(q[3 * semi.tip + c] - g[c]);
+                rhs[n + c] = -(q[tip + c] - g[c]);
                 r_tip = r_tip.max(rhs[n + c].abs());
             }
             for r in &rhs[..n] {
@@ -434,7 +519,7 @@ pub fn solve_sequential(
             if it == settings.max_iterations {
                 break;
             }
-            semi.iteration_matrix(alpha[0], h, &k, &mut jac);
+            couple::<N>(n, tip, h, &mut jac);
             if !dense_solve(&mut jac, m, &mut rhs) {
                 run.failure = Some(SequentialFailure {
                     step,
@@ -454,7 +539,7 @@ pub fn solve_sequential(
                 qs = qs.max(q[i].abs());
             }
             last_dq = dq;
-            for c in 0..3 {
+            for c in 0..N {
                 fa[c] += rhs[n + c];
                 df = df.max(rhs[n + c].abs());
                 fs = fs.max(fa[c].abs());
@@ -504,9 +589,56 @@ pub fn solve_sequential(
         t = t1;
         run.t.push(t1);
         run.actuation.push(fa);
+        run.base.push(std::array::from_fn(|c| q[c]));
     }
-    run.seconds = started.elapsed().as_secs_f64();
-    Ok(run)
+    run
+}
+
+/// Checks the time domain `[t_start, t_end]`.
+pub(crate) fn check_time(t_start: f64, t_end: f64) -> Result<(), InverseError> {
+    if !(t_start.is_finite() && t_end.is_finite() && t_end > t_start) {
+        return Err(InverseError::Input(InputError::Invalid {
+            field: "time".into(),
+            message: format!("needs finite start < end, got [{t_start}, {t_end}]"),
+        }));
+    }
+    Ok(())
+}
+
+/// Runs the sequential baseline on `[t_start, t_end]` with steps of `settings.step` (the last
+/// one shortened to land on `t_end`). Input errors are `Err`; a breakdown of the integration
+/// (Newton failure, non-finite values, singular matrix) is reported in
+/// [`SequentialRun::failure`] with the results up to that step.
+pub fn solve_sequential(
+    beam: &BeamModel,
+    t_start: f64,
+    t_end: f64,
+    trajectory: &dyn TipTrajectory,
+    settings: &SequentialSettings,
+) -> Result<SequentialRun, InverseError> {
+    let started = Instant::now();
+    beam.validate("beam")?;
+    check_settings(settings)?;
+    check_time(t_start, t_end)?;
+    let condition_number = iteration_matrix_condition(beam, settings)?;
+    let mut semi = Semi::new(beam, settings)?;
+    let run = integrate::<3, _>(
+        &mut semi,
+        t_start,
+        t_end,
+        [0.0; 3],
+        &|t| trajectory.pose(t),
+        settings,
+    );
+    Ok(SequentialRun {
+        settings: *settings,
+        t: run.t,
+        actuation: run.actuation,
+        iterations: run.iterations,
+        failure: run.failure,
+        condition_number,
+        seconds: started.elapsed().as_secs_f64(),
+    })
 }
 
 #[cfg(test)]

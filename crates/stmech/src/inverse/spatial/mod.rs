@@ -12,6 +12,8 @@
 //!   as the tip's;
 //! * [`solve`]: checks (wave speeds, mesh ratio, start pose), the space-time FEM solve and the
 //!   physical outputs;
+//! * [`sequential`]: the sequential baseline of `[I]` Sect. 2 (linear elements, BDF on the
+//!   servo-constrained semi-discrete equations), the third row of `stmech compare`;
 //! * [`closed_loop`]: the verification of a computed actuation. [`closed_loop::closed_loop`]
 //!   replays it — the force and moment at `s = 0` as piecewise-linear loads on the first node
 //!   ([`closed_loop::Replay::Force`]), or the base frame moved along a pose path by a moving
@@ -29,6 +31,7 @@ pub mod closed_loop;
 pub mod law;
 pub mod model;
 pub mod rigid;
+pub mod sequential;
 pub mod servo;
 pub mod solve;
 
