@@ -257,25 +257,14 @@ pub fn run(s: &CraneScenario, out: PathBuf, force: bool) -> Result<(), Failure> 
             .collect::<Vec<_>>()
             .join(", ")
     };
-    match outcome {
-        "ok" => Ok(()),
-        "failed" => Err(Failure::new(
-            Failure::SOLVER,
-            anyhow::anyhow!(
-                "every inverse method failed ({}); no suspension motion was computed (the rows \
-                 of compare.csv give each error)",
-                names(&|_| true)
-            ),
-        )),
-        _ => Err(Failure::new(
-            Failure::GOAL_NOT_REACHED,
-            anyhow::anyhow!(
-                "not every inverse method reached its goal: failed: [{}], payload off its path \
-                 in the closed loop: [{}] (the rows of compare.csv and summary.json give the \
-                 numbers; results are written)",
-                names(&|r| r.solution.is_none()),
-                names(&|r| r.status == GOAL_NOT_REACHED)
-            ),
-        )),
-    }
+    crate::compare::compare_exit(
+        outcome,
+        [
+            names(&|_| true),
+            names(&|r| r.solution.is_none()),
+            names(&|r| r.status == GOAL_NOT_REACHED),
+        ],
+        "suspension motion",
+        "payload",
+    )
 }

@@ -587,25 +587,14 @@ pub fn compare(s: &SpatialInverseScenario, out: PathBuf, force: bool) -> Result<
             .collect::<Vec<_>>()
             .join(", ")
     };
-    match outcome {
-        "ok" => Ok(()),
-        "failed" => Err(Failure::new(
-            Failure::SOLVER,
-            anyhow::anyhow!(
-                "every inverse method failed ({}); no actuation was computed (the rows of \
-                 compare.csv give each error)",
-                names(&|_| true)
-            ),
-        )),
-        _ => Err(Failure::new(
-            Failure::GOAL_NOT_REACHED,
-            anyhow::anyhow!(
-                "not every inverse method reached its goal: failed: [{}], off its path in the \
-                 closed loop: [{}] (the rows of compare.csv and summary.json give the numbers; \
-                 results are written)",
-                names(&|r| r.run.is_none()),
-                names(&|r| r.status == GOAL_NOT_REACHED)
-            ),
-        )),
-    }
+    crate::compare::compare_exit(
+        outcome,
+        [
+            names(&|_| true),
+            names(&|r| r.run.is_none()),
+            names(&|r| r.status == GOAL_NOT_REACHED),
+        ],
+        "actuation",
+        "tip",
+    )
 }
