@@ -257,7 +257,7 @@ pub fn run(s: &CraneScenario, out: PathBuf, force: bool) -> Result<(), Failure> 
             .collect::<Vec<_>>()
             .join(", ")
     };
-    crate::compare::compare_exit(
+    Failure::of_compare(
         outcome,
         [
             names(&|_| true),

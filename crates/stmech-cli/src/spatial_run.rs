@@ -587,7 +587,7 @@ pub fn compare(s: &SpatialInverseScenario, out: PathBuf, force: bool) -> Result<
             .collect::<Vec<_>>()
             .join(", ")
     };
-    crate::compare::compare_exit(
+    Failure::of_compare(
         outcome,
         [
             names(&|_| true),
