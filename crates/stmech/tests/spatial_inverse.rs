@@ -9,61 +9,12 @@
 //! * Rigid limit: a stiff arm's actuation tends to the rigid arm's Newton–Euler actuation
 //!   ([`stmech::inverse::spatial::rigid`]) like 1/stiffness.
 
+mod spatial_inverse_common;
+use spatial_inverse_common::{example_3_2_in_space, example_3_2_path};
 use stmech::beam::section::ConstitutiveLaw;
 use stmech::inverse::spatial::{SpatialBeam, solve_space_time};
-use stmech::inverse::trajectory::RestToRestProfile;
-use stmech::inverse::trajectory::pose::{Pose, RestToRestPose};
+use stmech::inverse::trajectory::pose::RestToRestPose;
 use stmech::inverse::{BeamModel, NewtonSettings, RestToRestArc, SpaceTimeMesh, solve_inverse};
-use stmech::model::director_beam::section::{DiagonalStiffness, Section, SectionInertia};
-
-/// The beam of Example 3.2 in space: along `e1` from the origin, `d3 = e1`, `d1 = e2`,
-/// `d2 = e3` (in-plane bending about `d2`: `EI2 = 1`, rotary inertia `E11 = 1`; in-plane shear
-/// along `d1`: `GA1 = 1`), out-of-plane properties of the same size.
-fn example_3_2_in_space() -> SpatialBeam {
-    let section = Section::from_diagonal(
-        DiagonalStiffness {
-            ea: 1.0,
-            ga1: 1.0,
-            ga2: 1.0,
-            ei1: 1.0,
-            ei2: 1.0,
-            gj: 1.0,
-        },
-        SectionInertia {
-            rho_a: 1.0,
-            euler_tensor: [[1.0, 0.0], [0.0, 1.0]],
-        },
-    )
-    .unwrap();
-    SpatialBeam {
-        length: 1.0,
-        section,
-        base: [0.0; 3],
-        frame: [[0.0, 1.0, 0.0], [0.0, 0.0, 1.0], [1.0, 0.0, 0.0]],
-        tip: None,
-    }
-}
-
-/// The tip of Example 3.2 in space: a quarter circle about `e3` with the frame turning with it.
-fn example_3_2_path(beam: &SpatialBeam) -> RestToRestPose {
-    RestToRestPose::helix(
-        Pose {
-            position: [1.0, 0.0, 0.0],
-            directors: beam.frame,
-        },
-        [0.0; 3],
-        [0.0, 0.0, 1.0],
-        std::f64::consts::FRAC_PI_2,
-        0.0,
-        [0.0, 0.0, 1.0],
-        std::f64::consts::FRAC_PI_2,
-        RestToRestProfile {
-            t0: 2.0,
-            duration: 2.0,
-        },
-    )
-    .unwrap()
-}
 
 #[test]
 fn planar_embedding_reproduces_the_planar_solver() {

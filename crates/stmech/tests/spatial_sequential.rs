@@ -9,62 +9,13 @@
 //!   arm (a heavy tip body, the helix manoeuvre) the baseline completes and its force and moment
 //!   approach the space-time FEM's at second order in the step; the flexible arm breaks down.
 
+mod spatial_inverse_common;
+use spatial_inverse_common::{example_3_2_in_space, example_3_2_path};
 use stmech::beam::section::ConstitutiveLaw;
 use stmech::inverse::sequential::{self as planar, MassMatrix, SequentialSettings};
 use stmech::inverse::spatial::sequential::solve_sequential;
 use stmech::inverse::spatial::{SpatialBeam, solve_space_time};
-use stmech::inverse::trajectory::RestToRestProfile;
-use stmech::inverse::trajectory::pose::{Pose, RestToRestPose};
 use stmech::inverse::{BeamModel, NewtonSettings, RestToRestArc, SpaceTimeMesh};
-use stmech::model::director_beam::section::{DiagonalStiffness, Section, SectionInertia};
-
-/// The beam of Example 3.2 in space (as in `spatial_inverse.rs`): along `e1`, `d3 = e1`,
-/// `d1 = e2`, `d2 = e3`, every stiffness and inertia 1.
-fn example_3_2_in_space() -> SpatialBeam {
-    let section = Section::from_diagonal(
-        DiagonalStiffness {
-            ea: 1.0,
-            ga1: 1.0,
-            ga2: 1.0,
-            ei1: 1.0,
-            ei2: 1.0,
-            gj: 1.0,
-        },
-        SectionInertia {
-            rho_a: 1.0,
-            euler_tensor: [[1.0, 0.0], [0.0, 1.0]],
-        },
-    )
-    .unwrap();
-    SpatialBeam {
-        length: 1.0,
-        section,
-        base: [0.0; 3],
-        frame: [[0.0, 1.0, 0.0], [0.0, 0.0, 1.0], [1.0, 0.0, 0.0]],
-        tip: None,
-    }
-}
-
-/// The tip of Example 3.2 in space: a quarter circle about `e3` with the frame turning with it.
-fn example_3_2_path(beam: &SpatialBeam) -> RestToRestPose {
-    RestToRestPose::helix(
-        Pose {
-            position: [1.0, 0.0, 0.0],
-            directors: beam.frame,
-        },
-        [0.0; 3],
-        [0.0, 0.0, 1.0],
-        std::f64::consts::FRAC_PI_2,
-        0.0,
-        [0.0, 0.0, 1.0],
-        std::f64::consts::FRAC_PI_2,
-        RestToRestProfile {
-            t0: 2.0,
-            duration: 2.0,
-        },
-    )
-    .unwrap()
-}
 
 #[test]
 fn planar_embedding_gives_the_planar_baseline() {

@@ -166,12 +166,23 @@ pub fn solve_space_time(
     path: &dyn PoseTrajectory,
     settings: &NewtonSettings,
 ) -> Result<SpaceTimeSolution<SpatialBeam, 6>, InverseError> {
+    let servo = checked_servo(beam, mesh, path)?;
+    solve_inverse_started(beam, mesh, &servo, settings, None)
+}
+
+/// The checks of the space-time FEM before solving (the beam data, the mesh, the mesh ratio
+/// of the slowest family, the start pose) and the servo target of `path` on the mesh's time
+/// domain (its rotation range checked).
+fn checked_servo<'a>(
+    beam: &SpatialBeam,
+    mesh: &SpaceTimeMesh,
+    path: &'a dyn PoseTrajectory,
+) -> Result<PoseServo<'a>, InverseError> {
     beam.validate("beam")?;
     validate_mesh(mesh)?;
     check_mesh_ratio(beam, mesh)?;
     check_start_pose(beam, path, mesh.t_start)?;
-    let servo = PoseServo::new(path, &beam.frame, mesh.t_start, mesh.t_end)?;
-    solve_inverse_started(beam, mesh, &servo, settings, None)
+    Ok(PoseServo::new(path, &beam.frame, mesh.t_start, mesh.t_end)?)
 }
 
 /// A solved spatial inverse problem and how it was solved.
@@ -293,12 +304,8 @@ pub fn solve_space_time_started(
     path: &dyn PoseTrajectory,
     settings: &NewtonSettings,
 ) -> Result<SpaceTimeSolution<SpatialBeam, 6>, InverseError> {
-    beam.validate("beam")?;
-    validate_mesh(mesh)?;
-    check_mesh_ratio(beam, mesh)?;
-    check_start_pose(beam, path, mesh.t_start)?;
     let started = std::time::Instant::now();
-    let servo = PoseServo::new(path, &beam.frame, mesh.t_start, mesh.t_end)?;
+    let servo = checked_servo(beam, mesh, path)?;
     let coarse = SpaceTimeMesh {
         elements_s: (mesh.elements_s / START_COARSENING).max(1),
         elements_t: (mesh.elements_t / START_COARSENING).max(3),
