@@ -315,7 +315,7 @@ fn failed_run_exits_3_and_leaves_only_a_failed_summary() {
     assert_eq!(summary["status"], "failed");
     assert!(summary["error"].as_str().unwrap().contains("Newton"));
     assert_eq!(
-        summary["failure"]["residual_history"]
+        summary["failure"]["relative_residual_history"]
             .as_array()
             .unwrap()
             .len(),

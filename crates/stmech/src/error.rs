@@ -1,31 +1,82 @@
 //! Error types of the library.
 
 use crate::model::system::SystemError;
+use crate::solve::newton::{NewtonContext, NewtonFailure, Stage};
+
+/// The message of [`SolveError::NewtonDiverged`]: a stall at the round-off floor names
+/// `newton.tolerance` and the floor; a residual that does not fall names the stage's remedy.
+#[allow(clippy::too_many_arguments)]
+fn newton_message(
+    stage: Stage,
+    block: usize,
+    t_start: f64,
+    t_end: f64,
+    iterations: usize,
+    residual: f64,
+    floor: f64,
+    tolerance: f64,
+    stalled: bool,
+) -> String {
+    let what = stage.what();
+    let place = match stage {
+        Stage::InverseDomain | Stage::SpatialInverseDomain => format!("the {what}"),
+        Stage::LoadStep | Stage::BeamLoadStep => {
+            format!("{what} {block} (load factor {t_start:.4} to {t_end:.4})")
+        }
+        _ => format!("{what} {block} (t = {t_start}..{t_end} s)"),
+    };
+    if stalled {
+        let suggest = NewtonFailure {
+            iterations,
+            residual,
+            floor,
+            tolerance,
+            history: vec![residual],
+            stalled,
+        }
+        .suggested_tolerance();
+        format!(
+            "Newton stalled in {place} after {iterations} iterations: the relative residual \
+             {residual:.3e} stays above the tolerance {tolerance:.1e}, at the round-off floor of \
+             this problem (estimated {floor:.1e}; it grows with the stiffness, the number of \
+             elements and the distance from the origin). Remedy: raise newton.tolerance to \
+             {suggest:.0e}"
+        )
+    } else {
+        format!(
+            "Newton did not converge in {place} after {iterations} iterations: relative residual \
+             {residual:.3e} > tolerance {tolerance:.1e}. Remedy: {}",
+            stage.remedy()
+        )
+    }
+}
 
 /// Failures of the nonlinear or linear solvers.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum SolveError {
-    /// Newton–Raphson did not reach the tolerance.
-    #[error(
-        "Newton did not converge in block {block} (t = {t_start}..{t_end}) after {iterations} iterations: \
-         residual {residual:.3e} > tolerance {tolerance:.1e}. Remedy: use more time elements or blocks \
-         (smaller steps), or raise newton.max_iterations"
-    )]
+    /// Newton did not reach the tolerance within its iteration limit.
+    #[error("{}", newton_message(*stage, *block, *t_start, *t_end, *iterations, *residual, *floor, *tolerance, *stalled))]
     NewtonDiverged {
-        /// Block (or step) index.
+        /// Block, step or load-step index.
         block: usize,
-        /// Block start time (s).
+        /// Block start time (s), or load factor.
         t_start: f64,
-        /// Block end time (s).
+        /// Block end time (s), or load factor.
         t_end: f64,
         /// Iterations done.
         iterations: usize,
-        /// Last residual norm.
+        /// Last relative residual (`solve::newton::measure`).
         residual: f64,
-        /// Requested tolerance.
+        /// Requested (relative) tolerance.
         tolerance: f64,
-        /// Residual history of the failed block.
+        /// Relative residuals of the failed solve.
         history: Vec<f64>,
+        /// Relative round-off floor at the last iterate.
+        floor: f64,
+        /// Whether the residual stalled near its round-off floor (not a divergence).
+        stalled: bool,
+        /// What kind of solve (decides the remedy).
+        stage: Stage,
     },
     /// The iteration produced a non-finite value.
     #[error(
@@ -64,6 +115,24 @@ pub enum SolveError {
     /// The sparse LU factorisation failed (structurally or numerically singular matrix).
     #[error("sparse LU factorisation failed: {0}")]
     Factorization(String),
+}
+
+impl SolveError {
+    /// The failure `f` of a Newton solve in context `cx`.
+    pub fn newton_diverged(cx: NewtonContext, f: NewtonFailure) -> Self {
+        Self::NewtonDiverged {
+            block: cx.block,
+            t_start: cx.t_start,
+            t_end: cx.t_end,
+            iterations: f.iterations,
+            residual: f.residual,
+            tolerance: f.tolerance,
+            history: f.history,
+            floor: f.floor,
+            stalled: f.stalled,
+            stage: cx.stage,
+        }
+    }
 }
 
 /// Errors in the input of a model or method.

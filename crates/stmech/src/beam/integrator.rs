@@ -217,5 +217,8 @@ pub(crate) fn newton_on_increment<P: IncrementProblem>(
         residual: *history.last().unwrap_or(&f64::NAN),
         tolerance: newton.tolerance,
         history,
+        floor: 0.0,
+        stalled: false,
+        stage: crate::solve::newton::Stage::BeamStep,
     })
 }

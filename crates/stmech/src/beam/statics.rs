@@ -125,6 +125,9 @@ pub fn solve_static(
                 residual: *history.last().unwrap_or(&f64::NAN),
                 tolerance: newton.tolerance,
                 history,
+                floor: 0.0,
+                stalled: false,
+                stage: crate::solve::newton::Stage::BeamLoadStep,
             });
         }
         out.push(StaticStep {

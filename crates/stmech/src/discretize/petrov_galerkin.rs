@@ -46,6 +46,32 @@ pub fn default_quadrature_points(order: usize) -> usize {
     order
 }
 
+/// Number of equation groups of a slot of `(R_q, R_v, R_λ)` rows ([`slot_groups`]).
+pub const SLOT_GROUPS: usize = 7;
+
+/// The equation group of every row of `slots` slots of `(R_q, R_v, R_λ)` rows: `R_q` of a
+/// length coordinate 0, of a dimensionless one 1; `R_v` 2 and 3; `R_λ` 4 + the power of length
+/// of the constraint's unit (`solve::newton::measure`).
+pub fn slot_groups<S: ConstrainedSystem + ?Sized>(
+    sys: &S,
+    nq: usize,
+    nl: usize,
+    slots: usize,
+) -> Vec<u8> {
+    let cu = sys.coordinate_units();
+    let lu = sys.constraint_units();
+    let mut one = Vec::with_capacity(2 * nq + nl);
+    one.extend(cu.iter().map(|&u| u.min(1)));
+    one.extend(cu.iter().map(|&u| 2 + u.min(1)));
+    one.extend(lu.iter().map(|&u| 4 + u.min(2)));
+    debug_assert_eq!(one.len(), 2 * nq + nl);
+    let mut g = Vec::with_capacity(slots * one.len());
+    for _ in 0..slots {
+        g.extend_from_slice(&one);
+    }
+    g
+}
+
 /// Sparse system of one time block in the Petrov–Galerkin form.
 pub struct PetrovGalerkinBlock<'s, S: ConstrainedSystem + ?Sized> {
     sys: &'s S,
@@ -67,12 +93,19 @@ pub struct PetrovGalerkinBlock<'s, S: ConstrainedSystem + ?Sized> {
     ev: PointEval,
     elem_vals: Vec<f64>,
     elem_res: Vec<f64>,
+    /// Magnitudes of the terms of `elem_res` (the Newton stop).
+    elem_mag: Vec<f64>,
+    /// Magnitudes of the terms of the last assembled residual, unknowns order.
+    mag: Vec<f64>,
+    /// Equation group of every residual row ([`row_groups`](Self::row_groups)).
+    groups: Vec<u8>,
     fields: Vec<f64>,
     n_buf: Vec<f64>,
     dn_buf: Vec<f64>,
     psi: Vec<f64>,
     dpsi: Vec<f64>,
     gq: Vec<f64>,
+    gq_mag: Vec<f64>,
     /// Time integration of the strain elements (deformable parts), if there are any, with
     /// its scratch.
     strain: Option<(StrainTime, StrainTimeScratch, SlotTerms, Vec<f64>)>,
@@ -174,12 +207,16 @@ impl<'s, S: ConstrainedSystem + ?Sized> PetrovGalerkinBlock<'s, S> {
             ev: sys.new_point_eval(),
             elem_vals: vec![0.0; per_el],
             elem_res: vec![0.0; p * nd],
+            elem_mag: vec![0.0; p * nd],
+            mag: vec![0.0; n_unknowns],
+            groups: slot_groups(sys, nq, nl, n_el * p),
             fields: vec![0.0; 4 * nq + nl],
             n_buf: vec![0.0; p + 1],
             dn_buf: vec![0.0; p + 1],
             psi: vec![0.0; p],
             dpsi: vec![0.0; p],
             gq: vec![0.0; nl],
+            gq_mag: vec![0.0; nl],
             strain: (!sys.strain_slots().is_empty()).then(|| {
                 let n_loc = sys
                     .strain_slots()
@@ -210,6 +247,19 @@ impl<'s, S: ConstrainedSystem + ?Sized> PetrovGalerkinBlock<'s, S> {
     /// at the last [`assemble`](Self::assemble) (J; zeros without viscosity).
     pub fn dissipated(&self) -> &[f64] {
         &self.dissipated
+    }
+
+    /// Magnitudes of the terms of the residual of the last [`assemble`](Self::assemble)
+    /// (`solve::newton::measure`).
+    pub fn magnitudes(&self) -> &[f64] {
+        &self.mag
+    }
+
+    /// The equation group of every residual row: [`SLOT_GROUPS`] groups (momentum balance of
+    /// lengths and of dimensionless coordinates, kinematics of each, constraints by the power
+    /// of length of their unit).
+    pub fn row_groups(&self) -> &[u8] {
+        &self.groups
     }
 
     /// Sparsity pattern of the Jacobian.
@@ -297,6 +347,7 @@ impl<'s, S: ConstrainedSystem + ?Sized> PetrovGalerkinBlock<'s, S> {
         let np = p + 1;
         let h = self.h;
         r.fill(0.0);
+        self.mag.fill(0.0);
         if let Some(v) = values.as_deref_mut() {
             v.fill(0.0);
         }
@@ -310,6 +361,7 @@ impl<'s, S: ConstrainedSystem + ?Sized> PetrovGalerkinBlock<'s, S> {
             let ta = t0 + el as f64 * h;
             self.sub_intervals(ta, ta + h, &mut subs);
             self.elem_res.fill(0.0);
+            self.elem_mag.fill(0.0);
             if tangent {
                 self.elem_vals.fill(0.0);
             }
@@ -356,24 +408,35 @@ impl<'s, S: ConstrainedSystem + ?Sized> PetrovGalerkinBlock<'s, S> {
                     }
                     // G q̇ + ∂Φ/∂t (the latter non-zero only for rheonomic constraints)
                     self.gq.copy_from_slice(&self.ev.phi_t);
+                    for (m, p) in self.gq_mag.iter_mut().zip(&self.ev.phi_t) {
+                        *m = p.abs();
+                    }
                     for (&(e, j), &gv) in self.sys.g_pattern().iter().zip(&self.ev.g) {
                         self.gq[e] += gv * qdot[j];
+                        self.gq_mag[e] += (gv * qdot[j]).abs();
                     }
                     for k in 0..p {
                         let wk = w * self.psi[k];
+                        let aw = wk.abs();
                         let rk = &mut self.elem_res[k * nd..(k + 1) * nd];
+                        let mk = &mut self.elem_mag[k * nd..(k + 1) * nd];
                         for i in 0..nq {
                             rk[i] -= wk * self.ev.force[i]; // R_q
+                            mk[i] += aw * self.ev.force_mag[i];
                             rk[nq + i] += wk * (qdot[i] - vh[i]); // R_v
+                            mk[nq + i] += aw * (qdot[i].abs() + vh[i].abs());
                         }
                         for &(i, j, m) in &self.mass {
                             rk[i] += wk * m * vdot[j]; // R_q: 𝕄 v̇
+                            mk[i] += (wk * m * vdot[j]).abs();
                         }
                         for (&(e, j), &gv) in self.sys.g_pattern().iter().zip(&self.ev.g) {
                             rk[j] += wk * gv * lh[e];
+                            mk[j] += (wk * gv * lh[e]).abs();
                         }
                         for e in 0..nl {
                             rk[2 * nq + e] += wk * self.gq[e]; // R_λ
+                            mk[2 * nq + e] += aw * self.gq_mag[e];
                         }
                     }
                     if !tangent {
@@ -431,6 +494,7 @@ impl<'s, S: ConstrainedSystem + ?Sized> PetrovGalerkinBlock<'s, S> {
                     h,
                     &nodes,
                     &mut self.elem_res,
+                    &mut self.elem_mag,
                     nd,
                     tangent.then_some((&mut self.elem_vals[..], nt)),
                     sc,
@@ -440,6 +504,9 @@ impl<'s, S: ConstrainedSystem + ?Sized> PetrovGalerkinBlock<'s, S> {
             }
             let base = el * p * nd;
             for (x, y) in r[base..base + p * nd].iter_mut().zip(&self.elem_res) {
+                *x += y;
+            }
+            for (x, y) in self.mag[base..base + p * nd].iter_mut().zip(&self.elem_mag) {
                 *x += y;
             }
             if let Some(v) = values.as_deref_mut() {

@@ -62,6 +62,11 @@ pub struct SpaceTimeBlock<'s, S: ConstrainedSystem + ?Sized> {
     ev: PointEval,
     elem_vals: Vec<f64>,
     elem_res: Vec<f64>,
+    elem_mag: Vec<f64>,
+    phi_mag: Vec<f64>,
+    /// Magnitudes of the terms of the last residual and the row groups (the Newton stop).
+    mag: Vec<f64>,
+    groups: Vec<u8>,
     fields: Vec<f64>,
     n_buf: Vec<f64>,
     dn_buf: Vec<f64>,
@@ -143,6 +148,10 @@ impl<'s, S: ConstrainedSystem + ?Sized> SpaceTimeBlock<'s, S> {
             ev: sys.new_point_eval(),
             elem_vals: vec![0.0; np * np * nt],
             elem_res: vec![0.0; np * nd],
+            elem_mag: vec![0.0; np * nd],
+            phi_mag: vec![0.0; nl],
+            mag: vec![0.0; n_el * order * nd],
+            groups: crate::discretize::petrov_galerkin::slot_groups(sys, nq, nl, n_el * order),
             fields: vec![0.0; 2 * nd],
             n_buf: vec![0.0; np],
             dn_buf: vec![0.0; np],
@@ -218,6 +227,7 @@ impl<'s, S: ConstrainedSystem + ?Sized> SpaceTimeBlock<'s, S> {
         let np = p + 1;
         let h = self.h;
         r.fill(0.0);
+        self.mag.fill(0.0);
         if let Some(v) = values.as_deref_mut() {
             v.fill(0.0);
         }
@@ -226,10 +236,12 @@ impl<'s, S: ConstrainedSystem + ?Sized> SpaceTimeBlock<'s, S> {
         let ng = self.sys.g_pattern().len();
         let nm = self.mass.len();
         let mut subs = Vec::with_capacity(4);
+        let q_start = &nodal[..nq];
         for el in 0..self.n_el {
             let ta = t0 + el as f64 * h;
             self.sub_intervals(ta, ta + h, &mut subs);
             self.elem_res.fill(0.0);
+            self.elem_mag.fill(0.0);
             if tangent {
                 self.elem_vals.fill(0.0);
             }
@@ -260,23 +272,39 @@ impl<'s, S: ConstrainedSystem + ?Sized> SpaceTimeBlock<'s, S> {
                     let (qdot, rest) = der.split_at(nq);
                     let vdot = &rest[..nq];
                     self.sys.eval(t, qh, lh, &mut self.ev, tangent);
+                    // magnitude of a position-level constraint: |Φ| and the change of its
+                    // terms over the block, Σ_j |G_ej (q_j − q_j(t₀))| (the constraint's
+                    // absolute terms would grow with the distance from the origin)
+                    for (m, p) in self.phi_mag.iter_mut().zip(&self.ev.phi) {
+                        *m = p.abs();
+                    }
+                    for (&(e, j), &g) in self.sys.g_pattern().iter().zip(&self.ev.g) {
+                        self.phi_mag[e] += (g * (qh[j] - q_start[j])).abs();
+                    }
                     // pointwise residuals: rv = q̇ − v, rq = 𝕄v̇ + Gᵀλ − f, rl = Φ
                     // (accumulated directly, weighted by w M^A)
                     for a in 0..np {
                         let wa = w * self.n_buf[a];
+                        let aw = wa.abs();
                         let ra = &mut self.elem_res[a * nd..(a + 1) * nd];
+                        let ma = &mut self.elem_mag[a * nd..(a + 1) * nd];
                         for i in 0..nq {
                             ra[nq + i] += wa * (qdot[i] - vh[i]); // R_v
+                            ma[nq + i] += aw * (qdot[i].abs() + vh[i].abs());
                             ra[i] -= wa * self.ev.force[i]; // R_q
+                            ma[i] += aw * self.ev.force_mag[i];
                         }
                         for &(i, j, m) in &self.mass {
                             ra[i] += wa * m * vdot[j];
+                            ma[i] += (wa * m * vdot[j]).abs();
                         }
                         for (&(e, j), &g) in self.sys.g_pattern().iter().zip(&self.ev.g) {
                             ra[j] += wa * g * lh[e];
+                            ma[j] += (wa * g * lh[e]).abs();
                         }
                         for e in 0..nl {
                             ra[2 * nq + e] += wa * self.ev.phi[e];
+                            ma[2 * nq + e] += aw * self.phi_mag[e];
                         }
                     }
                     if tangent {
@@ -319,6 +347,10 @@ impl<'s, S: ConstrainedSystem + ?Sized> SpaceTimeBlock<'s, S> {
                     for (x, y) in r[off..off + nd].iter_mut().zip(ra) {
                         *x += y;
                     }
+                    let ma = &self.elem_mag[a * nd..(a + 1) * nd];
+                    for (x, y) in self.mag[off..off + nd].iter_mut().zip(ma) {
+                        *x += y;
+                    }
                 }
             }
             if let Some(v) = values.as_deref_mut() {
@@ -331,6 +363,17 @@ impl<'s, S: ConstrainedSystem + ?Sized> SpaceTimeBlock<'s, S> {
                 }
             }
         }
+    }
+
+    /// Magnitudes of the terms of the last residual (`solve::newton::measure`).
+    pub fn magnitudes(&self) -> &[f64] {
+        &self.mag
+    }
+
+    /// The equation group of every row (the numbers of
+    /// [`crate::discretize::petrov_galerkin::slot_groups`]; `R_λ` is position-level here).
+    pub fn row_groups(&self) -> &[u8] {
+        &self.groups
     }
 
     /// The paper's stop criterion, `Σ_A ‖R_A‖₂` over nodes [P, after Eq. (25)].

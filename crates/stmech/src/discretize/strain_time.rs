@@ -338,6 +338,7 @@ impl StrainTime {
         h: f64,
         node: &dyn Fn(usize) -> &'x [f64],
         res: &mut [f64],
+        mag: &mut [f64],
         res_stride: usize,
         mut vals: Option<(&mut [f64], usize)>,
         sc: &mut StrainTimeScratch,
@@ -366,6 +367,10 @@ impl StrainTime {
                 let r = &mut res[j * res_stride..];
                 for (&i, &v) in slot.indices.iter().zip(&terms.res[j * nl..(j + 1) * nl]) {
                     r[i] += v;
+                }
+                let m = &mut mag[j * res_stride..];
+                for (&i, &v) in slot.indices.iter().zip(&terms.res[j * nl..(j + 1) * nl]) {
+                    m[i] += v.abs();
                 }
             }
             let Some((vals, stride)) = vals.as_mut() else {

@@ -175,7 +175,7 @@ pub enum ClosedLoopError {
         /// Angle deviation until then (rad).
         angle: f64,
         /// The stepper's error.
-        source: SolveError,
+        source: Box<SolveError>,
     },
 }
 
@@ -241,7 +241,7 @@ pub fn closed_loop(
                 position: 0.0,
                 angle: 0.0,
                 reason: reason(&source),
-                source,
+                source: Box::new(source),
             },
         )?;
     let mut worst = [0.0f64; 2];
@@ -267,7 +267,7 @@ pub fn closed_loop(
             position: worst[0],
             angle: worst[1],
             reason: reason(&source),
-            source,
+            source: Box::new(source),
         });
     }
     Ok(ClosedLoopReport {

@@ -192,6 +192,7 @@ pub fn add_elastic(
     slot: &StrainSlot,
     q: &[f64],
     force: &mut [f64],
+    force_mag: &mut [f64],
     k: Option<&mut [f64]>,
     scratch: &mut StrainScratch,
 ) -> f64 {
@@ -225,6 +226,7 @@ pub fn add_elastic(
     }
     for (&i, &fi) in slot.indices.iter().zip(f.iter()) {
         force[i] -= fi;
+        force_mag[i] += fi.abs();
     }
     if let Some(k) = k {
         for (&pos, &v) in slot.k_positions.iter().zip(kl.iter()) {

@@ -22,6 +22,10 @@ use std::collections::BTreeSet;
 pub struct PointEval {
     /// Generalised applied force `f(q, t)`, length `n_q`.
     pub force: Vec<f64>,
+    /// Magnitude of the terms of `force`: `Σ |contribution|` over the loads and strain elements
+    /// that act on each coordinate (`≥ |force|`), for the Newton stop
+    /// (`solve::newton::measure`). Length `n_q`.
+    pub force_mag: Vec<f64>,
     /// Constraint values `Φ(q, t)`, length `n_λ`.
     pub phi: Vec<f64>,
     /// Explicit time derivative `∂Φ/∂t` (zero for scleronomic constraints), length `n_λ`.
@@ -50,6 +54,7 @@ impl PointEval {
     pub fn with_sizes(n_q: usize, n_lambda: usize, n_g: usize, n_k: usize, scratch: usize) -> Self {
         Self {
             force: vec![0.0; n_q],
+            force_mag: vec![0.0; n_q],
             phi: vec![0.0; n_lambda],
             phi_t: vec![0.0; n_lambda],
             phi_tt: vec![0.0; n_lambda],
@@ -83,6 +88,16 @@ pub trait ConstrainedSystem: Sync {
     fn point_k_pattern(&self) -> &[(usize, usize)] {
         self.k_pattern()
     }
+    /// The unit of every coordinate: 0 for a length (the placement of a frame), 1 for a
+    /// dimensionless one (a director component). The Newton stop compares the residual rows
+    /// of coordinates of one unit only (`solve::newton::measure`). Default: frames of 12
+    /// coordinates `(φ, d₁, d₂, d₃)`.
+    fn coordinate_units(&self) -> Vec<u8> {
+        (0..self.n_q()).map(|i| u8::from(i % 12 >= 3)).collect()
+    }
+    /// The power of length (0, 1 or 2) in the unit of every constraint equation, in
+    /// multiplier order ([`crate::model::constraint::Constraint::length_power`]).
+    fn constraint_units(&self) -> Vec<u8>;
     /// Buffers sized for [`eval`](Self::eval).
     fn new_point_eval(&self) -> PointEval;
     /// Fills `out` at `(t, q, λ)`; `K` only when `tangent` is true. The force includes the
@@ -664,6 +679,11 @@ impl MultibodySystem {
                 }
             }
         }
+        // the applied loads act one or two per frame and do not cancel: their magnitude is
+        // the magnitude of their sum
+        for (m, f) in out.force_mag.iter_mut().zip(&out.force) {
+            *m = f.abs();
+        }
         for ((c, &off), (gmap, kmap)) in self.constraints.iter().zip(&self.lambda_offsets).zip(
             self.constraint_g_maps
                 .iter()
@@ -706,6 +726,7 @@ impl MultibodySystem {
                     slot,
                     q,
                     &mut out.force,
+                    &mut out.force_mag,
                     tangent.then_some(&mut out.k[..]),
                     &mut scratch,
                 );
@@ -738,6 +759,16 @@ impl ConstrainedSystem for MultibodySystem {
 
     fn point_k_pattern(&self) -> &[(usize, usize)] {
         &self.point_k_pattern
+    }
+
+    fn constraint_units(&self) -> Vec<u8> {
+        let mut u = vec![0u8; self.n_lambda];
+        for (c, off) in self.constraints() {
+            for e in 0..c.n_eq() {
+                u[off + e] = c.length_power(e);
+            }
+        }
+        u
     }
 
     fn new_point_eval(&self) -> PointEval {

@@ -22,7 +22,8 @@ use crate::error::SolveError;
 use crate::model::{ConstrainedSystem, PointEval};
 use crate::solve::NewtonParams;
 use crate::solve::linear::LinearSolver;
-use crate::solve::newton::{NewtonContext, NewtonReport, NewtonSolver, NewtonSystem};
+use crate::solve::newton::assembled::frames_at_round_off;
+use crate::solve::newton::{NewtonContext, NewtonReport, NewtonSolver, NewtonSystem, Stage};
 
 /// Parameters of a static solve.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
@@ -75,12 +76,22 @@ struct StaticProblem<'a, S: ConstrainedSystem + ?Sized> {
     ev: PointEval,
     time: f64,
     scale: f64,
-    reference: f64,
     positions: &'a [usize],
+    /// The configuration the solve starts from (for the magnitude of the constraint rows).
+    q_ref: &'a [f64],
+    groups: Vec<u8>,
 }
 
 impl<S: ConstrainedSystem + ?Sized> NewtonSystem for StaticProblem<'_, S> {
-    fn assemble(&mut self, x: &[f64], r: &mut [f64], jacobian: Option<&mut [f64]>) {
+    fn n_groups(&self) -> usize {
+        crate::discretize::petrov_galerkin::SLOT_GROUPS
+    }
+
+    fn row_groups(&self) -> &[u8] {
+        &self.groups
+    }
+
+    fn assemble(&mut self, x: &[f64], r: &mut [f64], m: &mut [f64], jacobian: Option<&mut [f64]>) {
         let (nq, nl) = (self.sys.n_q(), self.sys.n_lambda());
         let (q, lam) = x.split_at(nq);
         self.ev.load_scale = self.scale;
@@ -89,11 +100,20 @@ impl<S: ConstrainedSystem + ?Sized> NewtonSystem for StaticProblem<'_, S> {
         r.fill(0.0);
         for i in 0..nq {
             r[i] = -self.ev.force[i];
+            m[i] = self.ev.force_mag[i];
         }
         for (&(e, j), &g) in self.sys.g_pattern().iter().zip(&self.ev.g) {
             r[j] += g * lam[e];
+            m[j] += (g * lam[e]).abs();
         }
         r[nq..nq + nl].copy_from_slice(&self.ev.phi);
+        // a position-level constraint: |Φ| and the change of its terms from the start
+        for (mi, p) in m[nq..nq + nl].iter_mut().zip(&self.ev.phi) {
+            *mi = p.abs();
+        }
+        for (&(e, j), &g) in self.sys.g_pattern().iter().zip(&self.ev.g) {
+            m[nq + e] += (g * (q[j] - self.q_ref[j])).abs();
+        }
         if let Some(v) = jacobian {
             v.fill(0.0);
             let values = self.ev.k.iter().chain(&self.ev.g).chain(&self.ev.g);
@@ -103,20 +123,17 @@ impl<S: ConstrainedSystem + ?Sized> NewtonSystem for StaticProblem<'_, S> {
         }
     }
 
-    fn residual_norm(&self, r: &[f64]) -> f64 {
-        r.iter().map(|x| x * x).sum::<f64>().sqrt() / self.reference
-    }
-
-    /// `x ← x − dx`, except the directors of each frame, which are *rotated* by the rotation
+    /// `x ← from − α dx`, except the directors of each frame, which are *rotated* by the rotation
     /// vector `w = ½ Σ_i d_i × Δd_i` that best matches the additive step `Δd_i = −dx` (exact
     /// for `Δd_i = w × d_i`): the iterates stay on the orthonormality manifold, which keeps
     /// Newton in its basin for large rotation increments (the plain additive update diverged
     /// on the helix roll-up with 0.1 rad load steps).
-    fn apply_update(&mut self, x: &mut [f64], dx: &[f64]) {
+    fn update(&mut self, x: &mut [f64], from: &[f64], dx: &[f64], alpha: f64) {
+        x.copy_from_slice(from);
         let frames = self.sys.director_frames();
         for (i, (xi, d)) in x.iter_mut().zip(dx).enumerate() {
             if i >= 12 * frames || i % 12 < 3 {
-                *xi -= d;
+                *xi -= alpha * d;
             }
         }
         for f in 0..frames {
@@ -125,7 +142,11 @@ impl<S: ConstrainedSystem + ?Sized> NewtonSystem for StaticProblem<'_, S> {
             let mut w = [0.0; 3];
             for i in 0..3 {
                 let d = [q[3 + 3 * i], q[4 + 3 * i], q[5 + 3 * i]];
-                let dd = [-step[3 + 3 * i], -step[4 + 3 * i], -step[5 + 3 * i]];
+                let dd = [
+                    -alpha * step[3 + 3 * i],
+                    -alpha * step[4 + 3 * i],
+                    -alpha * step[5 + 3 * i],
+                ];
                 let c = crate::math::cross(&d, &dd);
                 for k in 0..3 {
                     w[k] += 0.5 * c[k];
@@ -149,9 +170,9 @@ impl<S: ConstrainedSystem + ?Sized> NewtonSystem for StaticProblem<'_, S> {
         }
     }
 
-    fn converged_by_update(&self, dx: &[f64], x: &[f64]) -> bool {
+    fn correction_at_round_off(&self, x: &[f64], dx: &[f64]) -> bool {
         let nq = self.sys.n_q();
-        crate::solve::newton::update_at_round_off(&dx[..nq], &x[..nq])
+        frames_at_round_off(&x[..nq], &dx[..nq])
     }
 }
 
@@ -178,19 +199,17 @@ pub fn solve_static<S: ConstrainedSystem + ?Sized>(
     let pattern = CscPattern::from_entries(n, entries);
     let positions: Vec<usize> = entries().map(|(i, j)| pattern.position(i, j)).collect();
     let mut solver = NewtonSolver::new(LinearSolver::for_pattern(pattern)?);
-    // reference force: the applied loads at full scale, without internal forces
-    let mut ev = sys.new_point_eval();
-    let zero = vec![0.0; nl];
-    sys.eval_without_strain(params.time, q0, &zero, &mut ev, false);
-    let applied = ev.force.iter().map(|f| f * f).sum::<f64>().sqrt();
-    let reference = if applied > 0.0 { applied } else { 1.0 };
+    let mut groups = crate::discretize::petrov_galerkin::slot_groups(sys, nq, nl, 1);
+    // rows: R_q then Φ (no kinematic rows)
+    groups.drain(nq..2 * nq);
     let mut prob = StaticProblem {
         sys,
-        ev,
+        ev: sys.new_point_eval(),
         time: params.time,
         scale: 0.0,
-        reference,
         positions: &positions,
+        q_ref: q0,
+        groups,
     };
     let mut x = vec![0.0; n];
     x[..nq].copy_from_slice(q0);
@@ -220,6 +239,7 @@ pub fn solve_static<S: ConstrainedSystem + ?Sized>(
             block: index,
             t_start: s,
             t_end: target,
+            stage: Stage::LoadStep,
         };
         match solver.solve(&mut prob, &mut trial, &params.newton, cx) {
             Ok(report) => {

@@ -35,6 +35,12 @@ impl<'s, S: ConstrainedSystem + ?Sized> CondensedElement<'s, S> {
             *o = x[c as usize];
         }
         self.rl.fill(0.0);
+        self.ml.fill(0.0);
+        self.mq.fill(0.0);
+        if tangent {
+            self.phq.fill(0.0);
+            self.phl.fill(0.0);
+        }
         // 𝕄 v̇ rows: R_q^k = 𝕄 ((1/h) Σ_B E_kB Δq_B + F_k v_0) + …
         self.rq.fill(0.0);
         for k in 0..p {
@@ -47,12 +53,16 @@ impl<'s, S: ConstrainedSystem + ?Sized> CondensedElement<'s, S> {
                 w[i] = s / h + self.f_coef[k] * v0[i];
             }
             let rk = &mut self.rq[k * nq..(k + 1) * nq];
-            for (i, r) in rk.iter_mut().enumerate() {
-                let mut s = 0.0;
+            let mk = &mut self.mq[k * nq..(k + 1) * nq];
+            for (i, (r, m)) in rk.iter_mut().zip(mk.iter_mut()).enumerate() {
+                let (mut s, mut a) = (0.0, 0.0);
                 for t in self.mass_ptr[i]..self.mass_ptr[i + 1] {
-                    s += self.mass_val[t] * w[self.mass_col[t] as usize];
+                    let v = self.mass_val[t] * w[self.mass_col[t] as usize];
+                    s += v;
+                    a += v.abs();
                 }
                 *r += s;
+                *m += a;
             }
         }
         let nkp = if self.use_point_k {
@@ -111,27 +121,75 @@ impl<'s, S: ConstrainedSystem + ?Sized> CondensedElement<'s, S> {
                 for (o, &f) in self.rgen.iter_mut().zip(&self.ev.force) {
                     *o = -f;
                 }
+                self.rgen_mag.copy_from_slice(&self.ev.force_mag);
                 for e in 0..nl {
                     let (mut s, le) = (self.ev.phi_t[e], lh[e]);
+                    let mut a = s.abs();
                     for t in self.g_ptr[e]..self.g_ptr[e + 1] {
                         let (gv, j) = (self.ev.g[self.g_idx[t] as usize], self.g_col[t] as usize);
                         self.rgen[j] += gv * le;
+                        self.rgen_mag[j] += (gv * le).abs();
                         s += gv * qdot[j];
+                        a += (gv * qdot[j]).abs();
                     }
                     self.gq[e] = s;
+                    self.gq_mag[e] = a;
                 }
                 for k in 0..p {
                     let wk = w * self.psi[k];
+                    let aw = wk.abs();
                     for (o, &v) in self.rq[k * nq..(k + 1) * nq].iter_mut().zip(&self.rgen) {
                         *o += wk * v;
                     }
+                    for (o, &v) in self.mq[k * nq..(k + 1) * nq].iter_mut().zip(&self.rgen_mag) {
+                        *o += aw * v;
+                    }
                     for (o, &v) in self.rl[k * nl..(k + 1) * nl].iter_mut().zip(&self.gq) {
                         *o += wk * v;
+                    }
+                    for (o, &v) in self.ml[k * nl..(k + 1) * nl].iter_mut().zip(&self.gq_mag) {
+                        *o += aw * v;
                     }
                 }
                 let Some(vals) = values.as_deref_mut() else {
                     continue;
                 };
+                // floor basis: the rows' sensitivity to the absolute positions q_h
+                {
+                    let kpat = if self.use_point_k {
+                        self.sys.point_k_pattern()
+                    } else {
+                        self.sys.k_pattern()
+                    };
+                    // positions and directors are known to ε times the largest of their kind
+                    let (mut xp, mut xd) = (0.0f64, 0.0f64);
+                    for (j, v) in qh.iter().enumerate() {
+                        if j % 12 < 3 {
+                            xp = xp.max(v.abs());
+                        } else {
+                            xd = xd.max(v.abs());
+                        }
+                    }
+                    let xq = |j: usize| if j % 12 < 3 { xp } else { xd };
+                    self.kq.fill(0.0);
+                    for (&(i, j), &v) in kpat.iter().zip(&self.ev.k[..nkp]) {
+                        self.kq[i] += v.abs() * xq(j);
+                    }
+                    self.gvq.fill(0.0);
+                    for (&(e, j), &v) in self.sys.g_pattern().iter().zip(&self.ev.gv) {
+                        self.gvq[e] += v.abs() * xq(j);
+                    }
+                    let sn: f64 = self.n_buf[1..].iter().map(|v| v.abs()).sum();
+                    for k in 0..p {
+                        let c = (w * self.psi[k]).abs() * sn;
+                        for (o, &v) in self.phq[k * nq..(k + 1) * nq].iter_mut().zip(&self.kq) {
+                            *o += c * v;
+                        }
+                        for (o, &v) in self.phl[k * nl..(k + 1) * nl].iter_mut().zip(&self.gvq) {
+                            *o += c * v;
+                        }
+                    }
+                }
                 let kv = &self.ev.k[..nkp];
                 for k in 0..p {
                     for b in 1..np {
@@ -171,6 +229,20 @@ impl<'s, S: ConstrainedSystem + ?Sized> CondensedElement<'s, S> {
         for (&c, &v) in self.l_col.iter().zip(&self.rl) {
             r[c as usize] = v;
         }
+        for (&c, &v) in self.q_col.iter().zip(&self.mq) {
+            self.mag[c as usize] = v;
+        }
+        for (&c, &v) in self.l_col.iter().zip(&self.ml) {
+            self.mag[c as usize] = v;
+        }
+        if tangent {
+            for (&c, &v) in self.q_col.iter().zip(&self.phq) {
+                self.phi[c as usize] = v;
+            }
+            for (&c, &v) in self.l_col.iter().zip(&self.phl) {
+                self.phi[c as usize] = v;
+            }
+        }
     }
 
     /// Adds the strain elements' residual (to `rq`) and tangent (to `values`).
@@ -184,6 +256,8 @@ impl<'s, S: ConstrainedSystem + ?Sized> CondensedElement<'s, S> {
         let tangent = values.is_some();
         let qn = &self.qn;
         let rq = &mut self.rq;
+        let mq = &mut self.mq;
+        let phq = &mut self.phq;
         sp.dissipated = 0.0;
         let gather = |slot: &crate::model::StrainSlot, local: &mut [f64]| {
             let nl = slot.indices.len();
@@ -198,6 +272,8 @@ impl<'s, S: ConstrainedSystem + ?Sized> CondensedElement<'s, S> {
         let scatter = |si: usize,
                        terms: &SlotTerms,
                        rq: &mut [f64],
+                       mq: &mut [f64],
+                       phq: &mut [f64],
                        values: &mut Option<&mut [f64]>,
                        pos_offset: &[usize],
                        pos: &[u32]| {
@@ -205,11 +281,39 @@ impl<'s, S: ConstrainedSystem + ?Sized> CondensedElement<'s, S> {
             let nl = slot.indices.len();
             for k in 0..p {
                 let rk = &mut rq[k * nq..(k + 1) * nq];
+                let mk = &mut mq[k * nq..(k + 1) * nq];
                 for (&i, &v) in slot.indices.iter().zip(&terms.res[k * nl..(k + 1) * nl]) {
                     rk[i] += v;
+                    mk[i] += v.abs();
                 }
             }
             if let Some(vals) = values.as_deref_mut() {
+                // floor basis: Σ_B |T_(k,B)| X with the element's largest absolute position
+                // and director component X (known to ε X)
+                let (mut xp, mut xd) = (0.0f64, 0.0f64);
+                for b in 0..np {
+                    let qb = &qn[b * nq..(b + 1) * nq];
+                    for &j in &slot.indices {
+                        if j % 12 < 3 {
+                            xp = xp.max(qb[j].abs());
+                        } else {
+                            xd = xd.max(qb[j].abs());
+                        }
+                    }
+                }
+                for k in 0..p {
+                    for b in 1..np {
+                        let blk = &terms.tangent[(k * p + b - 1) * nl * nl..(k * p + b) * nl * nl];
+                        for (row, &i) in slot.indices.iter().enumerate() {
+                            let mut s = 0.0;
+                            for (&t, &j) in blk[row * nl..(row + 1) * nl].iter().zip(&slot.indices)
+                            {
+                                s += t.abs() * if j % 12 < 3 { xp } else { xd };
+                            }
+                            phq[k * nq + i] += s;
+                        }
+                    }
+                }
                 let len = p * p * nl * nl;
                 let ps = &pos[pos_offset[si]..pos_offset[si] + len];
                 for (&ps, &v) in ps.iter().zip(&terms.tangent[..len]) {
@@ -233,7 +337,16 @@ impl<'s, S: ConstrainedSystem + ?Sized> CondensedElement<'s, S> {
                     &mut sp.terms,
                 );
                 sp.dissipated += sp.terms.dissipated;
-                scatter(si, &sp.terms, rq, &mut values, &sp.pos_offset, &sp.pos);
+                scatter(
+                    si,
+                    &sp.terms,
+                    rq,
+                    mq,
+                    phq,
+                    &mut values,
+                    &sp.pos_offset,
+                    &sp.pos,
+                );
             }
             return;
         }
@@ -267,7 +380,7 @@ impl<'s, S: ConstrainedSystem + ?Sized> CondensedElement<'s, S> {
                 );
             for (k, (_, terms)) in batch[..chunk.len()].iter().enumerate() {
                 *dissipated += terms.dissipated;
-                scatter(first + k, terms, rq, &mut values, pos_offset, pos);
+                scatter(first + k, terms, rq, mq, phq, &mut values, pos_offset, pos);
             }
         }
     }

@@ -224,6 +224,20 @@ impl<'s, S: ConstrainedSystem + ?Sized> CondensedElement<'s, S> {
         for e in 0..nl {
             g_ptr[e + 1] += g_ptr[e];
         }
+        let groups = {
+            let cu = sys.coordinate_units();
+            let lu = sys.constraint_units();
+            let mut g = vec![0u8; p * (nq + nl)];
+            for k in 0..p {
+                for (i, &u) in cu.iter().enumerate() {
+                    g[q_col[k * nq + i] as usize] = u.min(1);
+                }
+                for (e, &u) in lu.iter().enumerate() {
+                    g[l_col[k * nl + e] as usize] = 4 + u.min(2);
+                }
+            }
+            g
+        };
         Self {
             sys,
             p,
@@ -258,6 +272,17 @@ impl<'s, S: ConstrainedSystem + ?Sized> CondensedElement<'s, S> {
             lam: vec![0.0; p * nl],
             rq: vec![0.0; p * nq],
             rl: vec![0.0; p * nl],
+            mq: vec![0.0; p * nq],
+            ml: vec![0.0; p * nl],
+            phq: vec![0.0; p * nq],
+            phl: vec![0.0; p * nl],
+            mag: vec![0.0; p * (nq + nl)],
+            phi: vec![0.0; p * (nq + nl)],
+            groups,
+            rgen_mag: vec![0.0; nq],
+            gq_mag: vec![0.0; nl],
+            kq: vec![0.0; nq],
+            gvq: vec![0.0; nl],
             fields: vec![0.0; 2 * nq + nl],
             rgen: vec![0.0; nq],
             gq: vec![0.0; nl],

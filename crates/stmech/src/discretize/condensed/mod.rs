@@ -127,6 +127,23 @@ pub struct CondensedElement<'s, S: ConstrainedSystem + ?Sized> {
     lam: Vec<f64>,
     rq: Vec<f64>,
     rl: Vec<f64>,
+    /// Magnitudes of the terms of `rq`, `rl` (the Newton stop, `solve::newton::measure`).
+    mq: Vec<f64>,
+    ml: Vec<f64>,
+    /// Floor basis of `rq`, `rl`: `Σ |∂r/∂q_h| |q_h|` with the absolute positions `q_h` at
+    /// the quadrature points (the increments themselves carry no round-off of the origin).
+    phq: Vec<f64>,
+    phl: Vec<f64>,
+    /// Magnitudes and floor basis of the last residual, unknowns order.
+    mag: Vec<f64>,
+    phi: Vec<f64>,
+    /// Equation group of every row (`discretize::petrov_galerkin::slot_groups`' numbers).
+    groups: Vec<u8>,
+    rgen_mag: Vec<f64>,
+    gq_mag: Vec<f64>,
+    /// Per point: `Σ_j |K_ij| |q_h,j|` and `Σ_j |∂(G q̇)/∂q_ej| |q_h,j|`.
+    kq: Vec<f64>,
+    gvq: Vec<f64>,
     fields: Vec<f64>,
     rgen: Vec<f64>,
     gq: Vec<f64>,
@@ -238,6 +255,45 @@ impl<'s, S: ConstrainedSystem + ?Sized> CondensedElement<'s, S> {
             }
             *o = inv_h * s + b * v0[i];
         }
+    }
+
+    /// Whether the correction `dx` of the unknowns `x` (increments from `q0`, multipliers) is
+    /// at the round-off level of the absolute coordinates `q0 + Δq`, positions and directors
+    /// separately (multipliers left out).
+    pub fn increments_at_round_off(&self, q0: &[f64], x: &[f64], dx: &[f64]) -> bool {
+        let (mut dp, mut xp, mut dd, mut xd) = (0.0f64, 0.0f64, 0.0f64, 0.0f64);
+        for (k, &c) in self.q_col.iter().enumerate() {
+            let i = k % self.nq;
+            let (xa, d) = ((q0[i] + x[c as usize]).abs(), dx[c as usize].abs());
+            if i % 12 < 3 {
+                xp = xp.max(xa);
+                dp = dp.max(d);
+            } else {
+                xd = xd.max(xa);
+                dd = dd.max(d);
+            }
+        }
+        let tol = crate::solve::newton::assembled::ROUND_OFF_CORRECTION * f64::EPSILON;
+        dp <= tol * xp && dd <= tol * xd
+    }
+
+    /// Magnitudes of the terms of the last residual (`solve::newton::measure`).
+    pub fn magnitudes(&self) -> &[f64] {
+        &self.mag
+    }
+
+    /// Floor basis of the last residual assembled with its Jacobian: the sensitivity of every
+    /// row to the absolute positions it is computed from, `Σ |∂r_i/∂q_h| |q_h|`
+    /// (`solve::newton::measure`; the increments, the unknowns, carry no round-off of the
+    /// origin, so `|J| |x|` would miss it and `|J| |q|` overstate the rows of `q̇`).
+    pub fn floor_basis(&self) -> &[f64] {
+        &self.phi
+    }
+
+    /// The equation group of every row (the numbers of
+    /// [`crate::discretize::petrov_galerkin::slot_groups`]; no velocity rows).
+    pub fn row_groups(&self) -> &[u8] {
+        &self.groups
     }
 
     /// Energy dissipated by the viscous stresses of the strain elements at the last

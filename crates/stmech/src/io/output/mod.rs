@@ -447,15 +447,20 @@ pub fn summary_failed(scenario: &Scenario, error: &SolveError, wall_seconds: f64
             residual,
             tolerance,
             history,
+            floor,
+            stalled,
+            stage,
         } => json!({
-            "kind": "newton-diverged",
+            "kind": if *stalled { "newton-stalled-at-round-off" } else { "newton-diverged" },
+            "stage": stage,
             "block": block,
             "t_start": t_start,
             "t_end": t_end,
             "iterations": iterations,
-            "residual": residual,
+            "relative_residual": residual,
+            "relative_floor": floor,
             "tolerance": tolerance,
-            "residual_history": history,
+            "relative_residual_history": history,
         }),
         SolveError::NonFinite {
             block,
@@ -739,7 +744,10 @@ vector = [1.0, 1.0, 1.0]
         assert_eq!(v["status"], "failed");
         assert_eq!(v["failure"]["kind"], "newton-diverged");
         assert_eq!(
-            v["failure"]["residual_history"].as_array().unwrap().len(),
+            v["failure"]["relative_residual_history"]
+                .as_array()
+                .unwrap()
+                .len(),
             2
         );
     }

@@ -45,6 +45,10 @@ impl Constraint for Distance {
         1
     }
 
+    fn length_power(&self, _e: usize) -> u8 {
+        2
+    }
+
     fn indices(&self) -> &[usize] {
         &self.indices
     }

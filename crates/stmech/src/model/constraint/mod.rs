@@ -44,6 +44,9 @@ pub trait Constraint: Send + Sync + std::fmt::Debug {
     fn name(&self) -> &str;
     /// Number of scalar equations.
     fn n_eq(&self) -> usize;
+    /// The power of length in the unit of equation `e` (0: dimensionless, 1: m, 2: m²): the
+    /// Newton stop compares residuals of one unit only (`solve::newton::measure`).
+    fn length_power(&self, e: usize) -> u8;
     /// Global configuration indices the constraint depends on.
     fn indices(&self) -> &[usize];
     /// Evaluates `Φ`, `G` and optionally `H`.

@@ -37,6 +37,10 @@ impl Constraint for Orthonormality {
         6
     }
 
+    fn length_power(&self, _e: usize) -> u8 {
+        0
+    }
+
     fn indices(&self) -> &[usize] {
         &self.indices
     }

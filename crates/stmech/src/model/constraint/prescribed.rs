@@ -61,6 +61,10 @@ impl Constraint for Prescribed {
         3
     }
 
+    fn length_power(&self, _e: usize) -> u8 {
+        1
+    }
+
     fn indices(&self) -> &[usize] {
         &self.indices
     }

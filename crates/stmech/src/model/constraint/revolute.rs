@@ -90,6 +90,10 @@ impl Constraint for Revolute {
         5
     }
 
+    fn length_power(&self, e: usize) -> u8 {
+        if e < 3 { 1 } else { 0 }
+    }
+
     fn indices(&self) -> &[usize] {
         &self.indices
     }

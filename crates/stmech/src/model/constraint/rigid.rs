@@ -84,6 +84,10 @@ impl Constraint for Rigid {
         12
     }
 
+    fn length_power(&self, e: usize) -> u8 {
+        if e < 3 { 1 } else { 0 }
+    }
+
     fn indices(&self) -> &[usize] {
         &self.indices
     }

@@ -42,6 +42,10 @@ impl Constraint for Spherical {
         3
     }
 
+    fn length_power(&self, _e: usize) -> u8 {
+        1
+    }
+
     fn indices(&self) -> &[usize] {
         &self.indices
     }

@@ -15,7 +15,8 @@ use crate::discretize::pattern::CscPattern;
 use crate::error::SolveError;
 use crate::model::{ConstrainedSystem, PointEval};
 use crate::solve::linear::LinearSolver;
-use crate::solve::newton::{NewtonContext, NewtonReport, NewtonSolver, NewtonSystem};
+use crate::solve::newton::assembled::frames_at_round_off;
+use crate::solve::newton::{NewtonContext, NewtonReport, NewtonSolver, NewtonSystem, Stage};
 use crate::solve::{BlockReport, NewtonParams, Trajectory};
 
 /// A θ-scheme, see the module docs.
@@ -55,10 +56,20 @@ struct Step<'a, S: ConstrainedSystem + ?Sized> {
     qt: &'a mut [f64],
     /// positions of the template entries (same order as in `assemble`)
     pos: &'a [usize],
+    /// equation group of every row
+    groups: &'a [u8],
 }
 
 impl<S: ConstrainedSystem + ?Sized> NewtonSystem for Step<'_, S> {
-    fn assemble(&mut self, x: &[f64], r: &mut [f64], jac: Option<&mut [f64]>) {
+    fn n_groups(&self) -> usize {
+        crate::discretize::petrov_galerkin::SLOT_GROUPS
+    }
+
+    fn row_groups(&self) -> &[u8] {
+        self.groups
+    }
+
+    fn assemble(&mut self, x: &[f64], r: &mut [f64], m: &mut [f64], jac: Option<&mut [f64]>) {
         let sys = self.sys;
         let (nq, nl) = (sys.n_q(), sys.n_lambda());
         let (th, h) = (self.theta, self.h);
@@ -73,16 +84,30 @@ impl<S: ConstrainedSystem + ?Sized> NewtonSystem for Step<'_, S> {
         r.fill(0.0);
         for i in 0..nq {
             // R_v
-            r[nq + i] = q1[i] - self.q0[i] - h * ((1.0 - th) * self.v0[i] + th * v1[i]);
+            let dq = q1[i] - self.q0[i];
+            let (a, b) = (h * (1.0 - th) * self.v0[i], h * th * v1[i]);
+            r[nq + i] = dq - (a + b);
+            m[nq + i] = dq.abs() + a.abs() + b.abs();
             r[i] = -h * self.ev.force[i]; // R_q
+            m[i] = h * self.ev.force_mag[i];
         }
-        for &(i, j, m) in sys.mass() {
-            r[i] += m * (v1[j] - self.v0[j]);
+        for &(i, j, mv) in sys.mass() {
+            let t = mv * (v1[j] - self.v0[j]);
+            r[i] += t;
+            m[i] += t.abs();
         }
         for (&(e, j), &g) in sys.g_pattern().iter().zip(&self.ev.g) {
             r[j] += h * g * l1[e];
+            m[j] += (h * g * l1[e]).abs();
         }
         r[2 * nq..2 * nq + nl].copy_from_slice(&self.ev1.phi);
+        // a position-level constraint: |Φ| and the change of its terms over the step
+        for (mi, p) in m[2 * nq..2 * nq + nl].iter_mut().zip(&self.ev1.phi) {
+            *mi = p.abs();
+        }
+        for (&(e, j), &g) in sys.g_pattern().iter().zip(&self.ev1.g) {
+            m[2 * nq + e] += (g * (q1[j] - self.q0[j])).abs();
+        }
         if let Some(v) = jac {
             v.fill(0.0);
             let mut k = 0;
@@ -108,12 +133,8 @@ impl<S: ConstrainedSystem + ?Sized> NewtonSystem for Step<'_, S> {
         }
     }
 
-    fn residual_norm(&self, r: &[f64]) -> f64 {
-        r.iter().map(|x| x * x).sum::<f64>().sqrt()
-    }
-
-    fn converged_by_update(&self, dx: &[f64], x: &[f64]) -> bool {
-        crate::solve::newton::update_at_round_off(dx, x)
+    fn correction_at_round_off(&self, x: &[f64], dx: &[f64]) -> bool {
+        frames_at_round_off(&x[..self.sys.n_q()], &dx[..self.sys.n_q()])
     }
 }
 
@@ -146,6 +167,8 @@ pub fn step_jacobian_dense<S: ConstrainedSystem + ?Sized>(
     x[2 * nq..].copy_from_slice(lam);
     let mut values = vec![0.0; pattern.nnz()];
     let mut r = vec![0.0; n];
+    let mut m = vec![0.0; n];
+    let groups = crate::discretize::petrov_galerkin::slot_groups(sys, nq, sys.n_lambda(), 1);
     let mut st = Step {
         sys,
         theta: scheme.theta,
@@ -157,8 +180,9 @@ pub fn step_jacobian_dense<S: ConstrainedSystem + ?Sized>(
         ev1: &mut ev1,
         qt: &mut qt,
         pos: &pos,
+        groups: &groups,
     };
-    st.assemble(&x, &mut r, Some(&mut values));
+    st.assemble(&x, &mut r, &mut m, Some(&mut values));
     (n, pattern.to_dense(&values))
 }
 
@@ -186,6 +210,7 @@ pub fn solve<S: ConstrainedSystem + ?Sized>(
         .map(|&(r, c)| pattern.position(r, c))
         .collect();
     let mut solver = NewtonSolver::new(LinearSolver::for_pattern(pattern)?);
+    let groups = crate::discretize::petrov_galerkin::slot_groups(sys, nq, nl, 1);
     let (mut ev, mut ev1) = (sys.new_point_eval(), sys.new_point_eval());
     let mut qt = vec![0.0; nq];
     let mut traj = Trajectory {
@@ -230,6 +255,7 @@ pub fn solve<S: ConstrainedSystem + ?Sized>(
                 ev1: &mut ev1,
                 qt: &mut qt,
                 pos: &pos,
+                groups: &groups,
             };
             solver.solve(
                 &mut st,
@@ -239,14 +265,11 @@ pub fn solve<S: ConstrainedSystem + ?Sized>(
                     block: k,
                     t_start: t0,
                     t_end: t1,
+                    stage: Stage::ThetaStep,
                 },
             )?
         };
-        total.iterations += rep.iterations;
-        total.assembly_seconds += rep.assembly_seconds;
-        total.factorization_seconds += rep.factorization_seconds;
-        total.factorizations += rep.factorizations;
-        total.solve_seconds += rep.solve_seconds;
+        total.add_work(&rep);
         let fin = *rep.residuals.last().unwrap_or(&0.0);
         if fin > worst_final {
             worst_final = fin;

@@ -4,12 +4,14 @@
 
 use super::SpaceTimeParams;
 use crate::discretize::pattern::CscPattern;
+use crate::discretize::petrov_galerkin::SLOT_GROUPS;
 use crate::discretize::{PetrovGalerkinBlock, SpaceTimeBlock};
 use crate::error::SolveError;
 use crate::model::ConstrainedSystem;
 use crate::solve::consistent::consistent_multiplier;
 use crate::solve::linear::LinearSolver;
-use crate::solve::newton::{NewtonContext, NewtonSolver, NewtonSystem};
+use crate::solve::newton::assembled::frames_at_round_off;
+use crate::solve::newton::{NewtonContext, NewtonSolver, NewtonSystem, Stage};
 use crate::solve::{BlockReport, NewtonParams, Trajectory};
 
 /// One time block of either weak form, as the block loop sees it.
@@ -28,7 +30,12 @@ pub(super) trait BlockForm {
         r: &mut [f64],
         v: Option<&mut [f64]>,
     );
-    fn residual_norm(&self, r: &[f64]) -> f64;
+    /// Magnitudes of the terms of the last assembled residual.
+    fn magnitudes(&self) -> &[f64];
+    /// Equation group of every row.
+    fn row_groups(&self) -> &[u8];
+    /// Values per slot (node) of the unknowns `(q, v, λ)`.
+    fn slot_dofs(&self) -> usize;
     /// Appends nodes `first..n_nodes` of the solved block (times, q, v, λ) to `traj`.
     fn append(
         &mut self,
@@ -107,8 +114,16 @@ impl<S: ConstrainedSystem + ?Sized> BlockForm for Bubnov<'_, S> {
         self.blk.assemble(t0, &self.nodal, r, v);
     }
 
-    fn residual_norm(&self, r: &[f64]) -> f64 {
-        self.blk.residual_norm(r)
+    fn magnitudes(&self) -> &[f64] {
+        self.blk.magnitudes()
+    }
+
+    fn row_groups(&self) -> &[u8] {
+        self.blk.row_groups()
+    }
+
+    fn slot_dofs(&self) -> usize {
+        self.blk.node_dofs()
     }
 
     fn append(
@@ -166,17 +181,31 @@ struct ElementProblem<'a, 's, S: ConstrainedSystem + ?Sized> {
 }
 
 impl<S: ConstrainedSystem + ?Sized> NewtonSystem for ElementProblem<'_, '_, S> {
-    fn assemble(&mut self, x: &[f64], r: &mut [f64], jacobian: Option<&mut [f64]>) {
+    fn n_groups(&self) -> usize {
+        SLOT_GROUPS
+    }
+
+    fn row_groups(&self) -> &[u8] {
+        self.blk.row_groups()
+    }
+
+    fn assemble(&mut self, x: &[f64], r: &mut [f64], m: &mut [f64], jacobian: Option<&mut [f64]>) {
         self.blk.assemble(self.t0, self.q0, self.v0, x, r, jacobian);
+        m.copy_from_slice(self.blk.magnitudes());
     }
 
-    fn residual_norm(&self, r: &[f64]) -> f64 {
-        self.blk.residual_norm(r)
+    fn correction_at_round_off(&self, x: &[f64], dx: &[f64]) -> bool {
+        slots_at_round_off(x, dx, self.blk.slot_dofs(), self.q0.len())
     }
+}
 
-    fn converged_by_update(&self, dx: &[f64], x: &[f64]) -> bool {
-        crate::solve::newton::update_at_round_off(dx, x)
-    }
+/// Whether the correction `dx` of the positions and directors in every slot `(q, v, λ)` of
+/// `nd` values (`q` the first `nq`) is at their round-off level (multipliers and velocities
+/// left out).
+pub(super) fn slots_at_round_off(x: &[f64], dx: &[f64], nd: usize, nq: usize) -> bool {
+    x.chunks(nd)
+        .zip(dx.chunks(nd))
+        .all(|(xs, ds)| frames_at_round_off(&xs[..nq], &ds[..nq]))
 }
 
 impl<S: ConstrainedSystem + ?Sized> Predictor<'_, S> {
@@ -212,6 +241,7 @@ impl<S: ConstrainedSystem + ?Sized> Predictor<'_, S> {
                 block: e,
                 t_start: te,
                 t_end: te + h,
+                stage: Stage::TimeBlock,
             };
             let mut prob = ElementProblem {
                 blk: &mut self.blk,
@@ -279,8 +309,16 @@ impl<S: ConstrainedSystem + ?Sized> BlockForm for Petrov<'_, S> {
         self.blk.assemble(t0, q0, v0, x, r, v);
     }
 
-    fn residual_norm(&self, r: &[f64]) -> f64 {
-        self.blk.residual_norm(r)
+    fn magnitudes(&self) -> &[f64] {
+        self.blk.magnitudes()
+    }
+
+    fn row_groups(&self) -> &[u8] {
+        self.blk.row_groups()
+    }
+
+    fn slot_dofs(&self) -> usize {
+        self.blk.slot_dofs()
     }
 
     fn take_extra_iterations(&mut self) -> usize {
@@ -330,17 +368,22 @@ pub(super) struct BlockProblem<'a, B: BlockForm> {
 }
 
 impl<B: BlockForm> NewtonSystem for BlockProblem<'_, B> {
-    fn assemble(&mut self, x: &[f64], r: &mut [f64], jacobian: Option<&mut [f64]>) {
+    fn n_groups(&self) -> usize {
+        SLOT_GROUPS
+    }
+
+    fn row_groups(&self) -> &[u8] {
+        self.form.row_groups()
+    }
+
+    fn assemble(&mut self, x: &[f64], r: &mut [f64], m: &mut [f64], jacobian: Option<&mut [f64]>) {
         self.form
             .assemble(self.t0, self.q0, self.v0, x, r, jacobian);
+        m.copy_from_slice(self.form.magnitudes());
     }
 
-    fn residual_norm(&self, r: &[f64]) -> f64 {
-        self.form.residual_norm(r)
-    }
-
-    fn converged_by_update(&self, dx: &[f64], x: &[f64]) -> bool {
-        crate::solve::newton::update_at_round_off(dx, x)
+    fn correction_at_round_off(&self, x: &[f64], dx: &[f64]) -> bool {
+        slots_at_round_off(x, dx, self.form.slot_dofs(), self.q0.len())
     }
 }
 
@@ -388,6 +431,7 @@ pub(super) fn run_blocks<S: ConstrainedSystem + ?Sized, B: BlockForm>(
             block: b,
             t_start: t0,
             t_end: t1,
+            stage: Stage::TimeBlock,
         };
         let report = {
             let mut prob = BlockProblem {

@@ -3,13 +3,14 @@
 
 use super::blocks::{BlockForm, BlockProblem, Petrov, Predictor};
 use super::{CHORD_CONTRACTION, CHORD_MIN_UNKNOWNS, FULL_FORM_MAX_UNKNOWNS, SpaceTimeParams};
+use crate::discretize::petrov_galerkin::SLOT_GROUPS;
 use crate::discretize::{CondensedElement, PetrovGalerkinBlock};
 use crate::error::SolveError;
 use crate::model::ConstrainedSystem;
 use crate::solve::consistent::consistent_multiplier;
 use crate::solve::linear::LinearSolver;
 use crate::solve::newton::{
-    NewtonContext, NewtonReport, NewtonSolver, NewtonSystem, Refactorization,
+    NewtonContext, NewtonReport, NewtonSolver, NewtonSystem, Refactorization, Stage,
 };
 use crate::solve::{BlockReport, NewtonParams, Trajectory};
 
@@ -21,30 +22,31 @@ struct ElementProblem2<'a, 's, S: ConstrainedSystem + ?Sized> {
 }
 
 impl<S: ConstrainedSystem + ?Sized> NewtonSystem for ElementProblem2<'_, '_, S> {
-    fn assemble(&mut self, x: &[f64], r: &mut [f64], jacobian: Option<&mut [f64]>) {
+    fn n_groups(&self) -> usize {
+        SLOT_GROUPS
+    }
+
+    fn row_groups(&self) -> &[u8] {
+        self.el.row_groups()
+    }
+
+    fn assemble(&mut self, x: &[f64], r: &mut [f64], m: &mut [f64], jacobian: Option<&mut [f64]>) {
         self.el.assemble(self.t0, self.q0, self.v0, x, r, jacobian);
+        m.copy_from_slice(self.el.magnitudes());
     }
 
-    fn residual_norm(&self, r: &[f64]) -> f64 {
-        self.el.residual_norm(r)
+    /// The positions `q0 + Δq` behind the increments (see [`CondensedElement::floor_basis`]).
+    fn add_floor(&self, _x: &[f64], out: &mut [f64]) {
+        for (o, &v) in out.iter_mut().zip(self.el.floor_basis()) {
+            *o += v;
+        }
     }
 
-    /// The update is at the round-off level of the positions `q0 + Δq` and the multipliers:
-    /// the full form's criterion ([`crate::solve::newton::update_at_round_off`] of its unknowns,
-    /// the positions themselves). The residual has then reached its floor.
-    fn converged_by_update(&self, dx: &[f64], x: &[f64]) -> bool {
-        let scale = self.q0.iter().chain(x).fold(0.0f64, |m, v| m.max(v.abs()));
-        let dmax = dx.iter().fold(0.0f64, |m, v| m.max(v.abs()));
-        dmax <= 1e-13 * (1.0 + scale)
+    /// The update is at the round-off level of the positions `q0 + Δq` (the absolute
+    /// coordinates, not the increments); multipliers left out.
+    fn correction_at_round_off(&self, x: &[f64], dx: &[f64]) -> bool {
+        self.el.increments_at_round_off(self.q0, x, dx)
     }
-}
-
-fn add_report(total: &mut NewtonReport, r: &NewtonReport) {
-    total.iterations += r.iterations;
-    total.factorizations += r.factorizations;
-    total.assembly_seconds += r.assembly_seconds;
-    total.factorization_seconds += r.factorization_seconds;
-    total.solve_seconds += r.solve_seconds;
 }
 
 /// The Petrov–Galerkin block loop on condensed elements (see the module docs).
@@ -75,16 +77,10 @@ pub(super) fn run_condensed<S: ConstrainedSystem + ?Sized>(
     };
     let mut solver =
         NewtonSolver::with_policy(LinearSolver::for_pattern(el.pattern().clone())?, policy);
-    let element_newton = NewtonParams {
-        tolerance: if n_el == 1 {
-            newton.tolerance
-        } else {
-            (newton.tolerance / n_el as f64).max(1e-14)
-        },
-        max_iterations: newton.max_iterations,
-    };
+    // The block's residual is its elements' (the block Jacobian is block lower bidiagonal),
+    // and its measures are their maxima: every element at the tolerance is the block at it.
+    let element_newton = *newton;
     let mut x = vec![0.0; el.n_unknowns()];
-    let mut r_el = vec![0.0; el.n_unknowns()];
     let total_nodes = params
         .blocks
         .saturating_mul(n_el.saturating_mul(p))
@@ -117,10 +113,10 @@ pub(super) fn run_condensed<S: ConstrainedSystem + ?Sized>(
             block: b,
             t_start: t0,
             t_end: t1,
+            stage: Stage::TimeBlock,
         };
         let mark = traj.len();
         let mut report = NewtonReport::default();
-        let mut block_norm = 0.0;
         let mut failure = None;
         let (q_start, v_start, lam_start) = (qa.clone(), va.clone(), lam.clone());
         let v_prev_start = v_prev.clone();
@@ -151,24 +147,18 @@ pub(super) fn run_condensed<S: ConstrainedSystem + ?Sized>(
                 q0: &qa,
                 v0: &va,
             };
-            match solver.solve(&mut prob, &mut x, &element_newton, cx) {
+            let ecx = NewtonContext {
+                t_start: te,
+                t_end: te + h,
+                ..cx
+            };
+            match solver.solve(&mut prob, &mut x, &element_newton, ecx) {
                 Ok(r) => {
-                    add_report(&mut report, &r);
-                    let mut norm = r.residuals.last().copied().unwrap_or(0.0);
-                    if n_el > 1 && norm >= element_newton.tolerance {
-                        // accepted above the tolerance, at round-off: by its update (the last
-                        // norm is the one before it) or at the residual floor; the block
-                        // criterion needs the norm at the solution
-                        el.assemble(te, &qa, &va, &x, &mut r_el, None);
-                        norm = el.residual_norm(&r_el);
+                    // the block's history is its worst element's
+                    if e == 0 || r.final_residual() > report.final_residual() {
+                        report.residuals.clone_from(&r.residuals);
                     }
-                    block_norm += norm;
-                    if n_el == 1 {
-                        report.residuals = r.residuals;
-                    } else if block_norm >= newton.tolerance {
-                        // the block cannot be accepted any more: on to the full form
-                        break;
-                    }
+                    report.add_work(&r);
                 }
                 Err(err) => {
                     failure = Some(err);
@@ -196,27 +186,13 @@ pub(super) fn run_condensed<S: ConstrainedSystem + ?Sized>(
             qa.copy_from_slice(traj.q_at(k));
             va.copy_from_slice(traj.v_at(k));
         }
-        let accepted = failure.is_none() && (n_el == 1 || block_norm < newton.tolerance);
-        if accepted {
-            if n_el > 1 {
-                report.residuals = vec![block_norm];
-            }
-        } else if n_el == 1 {
-            return Err(failure.expect("a one-element block fails only by its element"));
-        } else {
-            // solve the block again in the full form, as a whole (bounded: the resource
-            // estimate models the element-wise path only)
+        if let Some(failure) = failure {
+            // an element failed: solve the block again in the full form, as a whole, from
+            // the element-wise predictor (bounded: the resource estimate models the
+            // element-wise path only)
             let full_unknowns = n_el.saturating_mul(p).saturating_mul(2 * nq + nl);
-            if full_unknowns > FULL_FORM_MAX_UNKNOWNS {
-                return Err(failure.unwrap_or_else(|| SolveError::NewtonDiverged {
-                    block: b,
-                    t_start: t0,
-                    t_end: t1,
-                    iterations: report.iterations,
-                    residual: block_norm,
-                    tolerance: newton.tolerance,
-                    history: vec![block_norm],
-                }));
+            if n_el == 1 || full_unknowns > FULL_FORM_MAX_UNKNOWNS {
+                return Err(failure);
             }
             traj.times.truncate(mark);
             traj.q.truncate(mark * nq);
@@ -259,7 +235,7 @@ pub(super) fn run_condensed<S: ConstrainedSystem + ?Sized>(
                 };
                 block_solver.solve(&mut prob, &mut xf, newton, cx)?
             };
-            add_report(&mut report, &r);
+            report.add_work(&r);
             report.iterations += form.take_extra_iterations();
             report.residuals = r.residuals;
             let first = if b == 0 { 0 } else { 1 };

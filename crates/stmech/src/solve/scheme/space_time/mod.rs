@@ -9,11 +9,10 @@
 //! [`CondensedElement`] (velocities eliminated, unknowns numbered frame by frame, banded or
 //! sparse LU); from [`CHORD_MIN_UNKNOWNS`] unknowns on by the chord Newton method of
 //! [`Refactorization::Chord`], which keeps one factorisation over many elements and blocks. An element starts from a quadratic
-//! extrapolation of the motion. A block of several elements is accepted when the sum of its
-//! elements' residual norms (each solved to the block tolerance over the number of elements)
-//! is below the tolerance, which is the full form's block criterion; otherwise (as soon as the
-//! sum reaches it, or if an element fails) the block is solved again in the full form, as a
-//! whole. [`solve_full_form`] always takes the full form (the reference of the tests).
+//! extrapolation of the motion. The residual of a block of several elements is its elements'
+//! residuals, and its measures (`solve::newton::measure`) are their maxima: the block has
+//! converged when every element has. If an element fails, the block is solved again in the
+//! full form, as a whole. [`solve_full_form`] always takes the full form (the reference of the tests).
 
 use crate::discretize::petrov_galerkin::default_quadrature_points as pg_quadrature_points;
 use crate::discretize::space_time::default_quadrature_points;
@@ -141,12 +140,9 @@ fn solve_with<S: ConstrainedSystem + ?Sized>(
                 let blk = PetrovGalerkinBlock::new(sys, p, 1, h, nquad);
                 let n = blk.n_unknowns();
                 let solver = NewtonSolver::new(LinearSolver::for_pattern(blk.pattern().clone())?);
-                // per-element share of the block tolerance, so that the block Newton
-                // usually accepts the predicted solution without iterating
-                let newton = NewtonParams {
-                    tolerance: (newton.tolerance / n_el as f64).max(1e-14),
-                    max_iterations: newton.max_iterations,
-                };
+                // the block's measures are the maxima of its elements': the block Newton
+                // accepts the predicted solution without iterating
+                let newton = *newton;
                 Some(Predictor {
                     blk,
                     solver,
