@@ -159,28 +159,39 @@ fn cases() -> u32 {
 fn mutated_scenarios_never_panic() {
     let corpus = corpus();
     let strategy = (any::<usize>(), prop::collection::vec(mutation(), 1..5));
-    seeded::check("mutated_scenarios_never_panic", cases(), &strategy, |(file, ms)| {
-        let mut text = corpus[file % corpus.len()].clone();
-        for m in &ms {
-            text = apply(&text, m);
-        }
-        // every parser sees every input (the CLI picks one by the `problem` key; a mutation
-        // may change or delete that key)
-        let base = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-        let messages = [
-            Scenario::from_toml_str(&text, "fuzz.toml").err().map(|e| e.to_string()),
-            BeamScenario::from_toml_str(&text, "fuzz.toml").err().map(|e| e.to_string()),
-            InverseScenario::from_toml_str(&text, "fuzz.toml", base)
-                .err()
-                .map(|e| e.to_string()),
-            // what the CLI uses: all three, plus the pass loop that collects every problem
-            load_text(&text, "fuzz.toml", base).err().map(|e| e.to_string()),
-        ];
-        for msg in messages.into_iter().flatten() {
-            prop_assert!(!msg.trim().is_empty(), "empty error message");
-        }
-        Ok(())
-    });
+    seeded::check(
+        "mutated_scenarios_never_panic",
+        cases(),
+        &strategy,
+        |(file, ms)| {
+            let mut text = corpus[file % corpus.len()].clone();
+            for m in &ms {
+                text = apply(&text, m);
+            }
+            // every parser sees every input (the CLI picks one by the `problem` key; a mutation
+            // may change or delete that key)
+            let base = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+            let messages = [
+                Scenario::from_toml_str(&text, "fuzz.toml")
+                    .err()
+                    .map(|e| e.to_string()),
+                BeamScenario::from_toml_str(&text, "fuzz.toml")
+                    .err()
+                    .map(|e| e.to_string()),
+                InverseScenario::from_toml_str(&text, "fuzz.toml", base)
+                    .err()
+                    .map(|e| e.to_string()),
+                // what the CLI uses: all three, plus the pass loop that collects every problem
+                load_text(&text, "fuzz.toml", base)
+                    .err()
+                    .map(|e| e.to_string()),
+            ];
+            for msg in messages.into_iter().flatten() {
+                prop_assert!(!msg.trim().is_empty(), "empty error message");
+            }
+            Ok(())
+        },
+    );
 }
 
 // ---------------------------------------------------------------------------------------
@@ -328,20 +339,28 @@ fn exercise(text: &str) -> Result<(), TestCaseError> {
 fn mutated_trajectory_csv_never_panics() {
     let corpus = csv_corpus();
     let strategy = (any::<usize>(), prop::collection::vec(csv_mutation(), 1..6));
-    seeded::check("mutated_trajectory_csv_never_panics", cases(), &strategy, |(file, ms)| {
-        let mut text = corpus[file % corpus.len()].clone();
-        for m in &ms {
-            text = apply_csv(&text, m);
-        }
-        exercise(&text)
-    });
+    seeded::check(
+        "mutated_trajectory_csv_never_panics",
+        cases(),
+        &strategy,
+        |(file, ms)| {
+            let mut text = corpus[file % corpus.len()].clone();
+            for m in &ms {
+                text = apply_csv(&text, m);
+            }
+            exercise(&text)
+        },
+    );
 }
 
 /// Arbitrary bytes never panic the reader.
 #[test]
 fn arbitrary_bytes_as_trajectory_csv_never_panic() {
     let strategy = prop::collection::vec(any::<u8>(), 0..2000);
-    seeded::check("arbitrary_bytes_as_trajectory_csv_never_panic", cases(), &strategy, |bytes| {
-        exercise(&String::from_utf8_lossy(&bytes))
-    });
+    seeded::check(
+        "arbitrary_bytes_as_trajectory_csv_never_panic",
+        cases(),
+        &strategy,
+        |bytes| exercise(&String::from_utf8_lossy(&bytes)),
+    );
 }
