@@ -472,3 +472,213 @@ fn a_full_disk_while_writing_keeps_the_old_result_and_leaves_nothing_behind() {
         "{names:?}"
     );
 }
+
+// ---------------------------------------------------------------------------------------
+// Trust at any scale (issue 29): hostile input the issue-13 cases missed
+
+/// An output directory whose name leaves no room for the names of the staging directories
+/// beside it (a 250-character scenario name: `out/<stem>.tmp-<pid>` exceeds the 255-byte
+/// limit of a name) is refused by `check` and by `run` before solving, with exit 2 and the
+/// longest name that fits; `compare`'s default directory (`out/compare-<stem>`) is checked
+/// for the inverse problems too.
+#[test]
+fn an_output_name_without_room_for_its_staging_names_is_refused_before_solving() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let stem = "s".repeat(250);
+    std::fs::write(d.join(format!("{stem}.toml")), rigid()).unwrap();
+    let file = format!("{stem}.toml");
+    let (o, e) = stmech(d, &["check", &file]);
+    assert_eq!(o.status.code(), Some(2), "{e}");
+    assert!(
+        e.contains("`stmech run` could not write its results")
+            && e.contains("bytes long")
+            && e.contains("at most 236 bytes with --out DIR"),
+        "{e}"
+    );
+    let (o, e) = stmech(d, &["run", &file, "--no-plots"]);
+    assert_eq!(o.status.code(), Some(2), "{e}");
+    assert!(e.contains("at most 236 bytes"), "{e}");
+    assert!(
+        !d.join("out").exists(),
+        "run created something before refusing"
+    );
+    let (o, e) = stmech(d, &["run", &file, "--no-plots", "--out", "short"]);
+    assert_eq!(o.status.code(), Some(0), "{e}");
+    // an inverse scenario whose run directory fits but whose compare directory does not
+    let stem = "c".repeat(232);
+    let file = format!("{stem}.toml");
+    std::fs::write(d.join(&file), example("beam_inverse/example_3_2.toml")).unwrap();
+    let (o, e) = stmech(d, &["check", &file]);
+    assert_eq!(o.status.code(), Some(2), "{e}");
+    assert!(
+        e.contains("`stmech compare` could not write its results")
+            && !e.contains("`stmech run` could not"),
+        "{e}"
+    );
+    let (o, e) = stmech(d, &["compare", &file]);
+    assert_eq!(o.status.code(), Some(2), "{e}");
+    assert!(e.contains("at most 236 bytes"), "{e}");
+    assert!(!d.join("out").join(format!("compare-{stem}")).exists());
+}
+
+/// An `--out` inside the unfinished staging directory of another run, running or killed, is
+/// refused before solving (that run moves or deletes its staging directory with whatever is
+/// in it).
+#[test]
+fn an_out_inside_another_runs_staging_directory_is_refused_before_solving() {
+    use std::process::Stdio;
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("s.toml"), rigid()).unwrap();
+    let long = edit(
+        &example("rigid_body/01_constant_torque.toml"),
+        "elements_per_block = 1000",
+        "elements_per_block = 20000",
+    );
+    let long = edit(&long, "blocks = 1", "blocks = 50");
+    std::fs::write(d.join("long.toml"), long).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_stmech"))
+        .args(["run", "long.toml", "--out", "res", "--no-plots"])
+        .current_dir(d)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let staging = (0..2000)
+        .find_map(|_| {
+            let found = std::fs::read_dir(d).unwrap().find_map(|e| {
+                let name = e.unwrap().file_name().to_string_lossy().into_owned();
+                name.starts_with("res.tmp-").then_some(name)
+            });
+            if found.is_none() {
+                std::thread::sleep(std::time::Duration::from_millis(5));
+            }
+            found
+        })
+        .expect("the long run's staging directory appears");
+    let inside = format!("{staging}/mine");
+    let (o, e) = stmech(d, &["run", "s.toml", "--out", &inside, "--no-plots"]);
+    let running = child.try_wait().unwrap().is_none();
+    let _ = child.kill();
+    child.wait().unwrap();
+    assert!(
+        running,
+        "the long run ended before the test could use its staging directory"
+    );
+    assert_eq!(o.status.code(), Some(2), "{e}");
+    assert!(
+        e.contains("staging directory of another stmech run") && e.contains(&staging),
+        "{e}"
+    );
+    // the killed run left its staging directory, marked: still refused
+    assert!(d.join(&staging).join("INCOMPLETE").is_file());
+    let (o, e) = stmech(d, &["run", "s.toml", "--out", &inside, "--no-plots"]);
+    assert_eq!(o.status.code(), Some(2), "{e}");
+    assert!(!d.join(&inside).exists());
+}
+
+/// Runs `stmech args` in `dir` with `dir/full` a tmpfs of `size` bytes, in a private mount
+/// namespace (`unshare --mount`, or `--user --map-root-user --mount` without root), so the
+/// mount ends with the process. `None` where neither is possible (the error mapping is then
+/// covered by the unit tests of `stmech_app::error`).
+fn on_tiny_disk(dir: &Path, size: &str, args: &[&str]) -> Option<Output> {
+    const NO_MOUNT: i32 = 97;
+    let script =
+        format!("mount -t tmpfs -o size={size} tmpfs full || exit {NO_MOUNT}; exec \"$0\" \"$@\"");
+    for prefix in [
+        &["--mount"][..],
+        &["--user", "--map-root-user", "--mount"][..],
+    ] {
+        let output = Command::new("unshare")
+            .args(prefix)
+            .args(["sh", "-c", &script, env!("CARGO_BIN_EXE_stmech")])
+            .args(args)
+            .current_dir(dir)
+            .output()
+            .ok()?;
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        if output.status.code() != Some(NO_MOUNT) && !stderr.starts_with("unshare:") {
+            return Some(output);
+        }
+    }
+    None
+}
+
+/// A disk that fills while any command writes its results (a real full file system: a tiny
+/// tmpfs): exit 4 and a message that names the file, says "No space left on device" once and
+/// what to do, and holds no Rust debug dump of the error (plotters' bitmap errors used to print
+/// `ImageError(IoError(Custom { kind: Other, … }))`, the VTK series and some CSV writers no
+/// file name).
+#[test]
+fn a_full_disk_names_the_file_in_words() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::create_dir(d.join("full")).unwrap();
+    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples");
+    let ex = |rel: &str| examples.join(rel).display().to_string();
+    let commands: Vec<Vec<String>> = [
+        "rigid_body/02_rectangular_torque.toml",
+        "multibody/04_four_body_chain.toml",
+        "beam/01_cantilever_elastica.toml",
+        "beam_inverse/example_3_2.toml",
+        "crane/01_swing_free_transfer.toml",
+        "flexible/01_bend_45.toml",
+        "spatial_inverse/02_line.toml",
+    ]
+    .iter()
+    .map(|f| vec!["run".to_owned(), ex(f)])
+    .chain([
+        vec!["compare".to_owned()],
+        vec![
+            "compare".to_owned(),
+            ex("crane/01_swing_free_transfer.toml"),
+        ],
+        vec!["convergence".to_owned()],
+    ])
+    .collect();
+    let mut named = std::collections::BTreeSet::new();
+    for size in ["16k", "64k", "256k", "1m"] {
+        for command in &commands {
+            let mut args: Vec<&str> = command.iter().map(String::as_str).collect();
+            args.extend(["--out", "full/res"]);
+            let Some(o) = on_tiny_disk(d, size, &args) else {
+                eprintln!("skipped: no tmpfs can be mounted here (unshare)");
+                return;
+            };
+            let e = String::from_utf8_lossy(&o.stderr);
+            let what = format!("{args:?} on {size}");
+            assert!(!e.contains("panicked"), "{what}: {e}");
+            match o.status.code() {
+                Some(0) => continue,
+                Some(4) => {}
+                other => panic!("{what}: exit {other:?}\n{e}"),
+            }
+            let line = e
+                .lines()
+                .find(|l| l.starts_with("error: "))
+                .unwrap_or_else(|| panic!("{what}: no error line\n{e}"));
+            assert!(
+                line.starts_with("error: cannot write ") && line.contains("/full/res.tmp-"),
+                "{what}: the file is not named: {line}"
+            );
+            assert_eq!(line.matches("No space left on device").count(), 1, "{line}");
+            assert!(line.contains("the disk is full"), "{what}: {line}");
+            for dump in ["Os {", "Custom {", "kind:", "IoError", "Error("] {
+                assert!(!line.contains(dump), "{what}: a debug dump: {line}");
+            }
+            let file = line["error: cannot write ".len()..]
+                .split(':')
+                .next()
+                .unwrap();
+            named.insert(file.rsplit('.').next().unwrap().to_owned());
+        }
+    }
+    // the failures fell on every kind of file: tables, the VTK series, plots, the summary
+    for kind in ["csv", "vtu", "png"] {
+        assert!(
+            named.contains(kind),
+            "no failure while writing a .{kind}: {named:?}"
+        );
+    }
+}
