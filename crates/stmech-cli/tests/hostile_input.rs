@@ -476,6 +476,61 @@ fn a_full_disk_while_writing_keeps_the_old_result_and_leaves_nothing_behind() {
 // ---------------------------------------------------------------------------------------
 // Trust at any scale (issue 29): hostile input the issue-13 cases missed
 
+/// One invalid field of a `[[beams]]` entry is one problem: the joints and loads that name
+/// the beam (or its nodes) are not reported as naming no beam, and in the inverse analysis
+/// neither the missing weld of the body nor what a kind of reference it does not take would
+/// need (a curved arm's curvature) are reported besides.
+#[test]
+fn one_invalid_beam_field_is_one_problem() {
+    let arm = example("flexible/03_arm_with_gripper.toml");
+    let helix = example("spatial_inverse/01_helix_twist.toml");
+    for (text, from, to, field) in [
+        (&arm, "elements = 8", "elements = 0", "beams[0].elements"),
+        (
+            &arm,
+            "order = 2\nsection",
+            "order = 3\nsection",
+            "beams[0].order",
+        ),
+        (&arm, "ea = 2.1e7", "ea = -2.1e7", "beams[0].section.ea"),
+        (&arm, "ea = 2.1e7", "ea = \"x\"", "beams[0].section.ea"),
+        (&arm, "name = \"arm\"", "name = \"a rm\"", "beams[0].name"),
+        (
+            &arm,
+            "length = 1.2 }",
+            "length = -1.2 }",
+            "beams[0].reference.length",
+        ),
+        (
+            &arm,
+            "kind = \"straight\", start",
+            "kind = \"curved\", start",
+            "beams[0].reference.curvature",
+        ),
+        (&helix, "ea = 4.0", "ea = \"x\"", "beams[0].section.ea"),
+        (&helix, "elements = 32", "elements = 0", "beams[0].elements"),
+        (&helix, "name = \"arm\"", "name = 5", "beams[0].name"),
+        (
+            &helix,
+            "kind = \"straight\"",
+            "kind = \"curved\"",
+            "beams[0].reference.kind",
+        ),
+        (&helix, "name = \"gripper\"", "name = 7", "bodies[0].name"),
+    ] {
+        let text = edit(text, from, to);
+        let (code, e) = check(&text);
+        assert_eq!(code, Some(2), "{to}: {e}");
+        let p = problems(&e);
+        assert_eq!(p.len(), 1, "{to}: one problem, not a cascade:\n{e}");
+        let line = line_of(&text, to.lines().next().unwrap());
+        assert!(
+            p[0].starts_with(&format!("  - line {line}: {field}: ")),
+            "{to}: {e}"
+        );
+    }
+}
+
 /// An output directory whose name leaves no room for the names of the staging directories
 /// beside it (a 250-character scenario name: `out/<stem>.tmp-<pid>` exceeds the 255-byte
 /// limit of a name) is refused by `check` and by `run` before solving, with exit 2 and the

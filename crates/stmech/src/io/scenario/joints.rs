@@ -31,8 +31,8 @@ pub(super) fn validate_joints(
         let before = issues.0.len();
         let lookup = |name: &str, field: &str, issues: &mut Issues| -> Option<JointBody> {
             match frames.lookup(name, false) {
-                Ok(Target::Frame(f)) => Some(f),
-                Ok(Target::Beam(_)) => None,
+                Ok(Some(Target::Frame(f))) => Some(f),
+                Ok(Some(Target::Beam(_)) | None) => None,
                 Err(m) => {
                     issues.push(at(field), m);
                     None

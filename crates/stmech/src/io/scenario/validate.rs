@@ -170,7 +170,8 @@ pub(super) fn validate(raw: RawScenario, issues: &mut Issues) -> Option<Built> {
     }
     let names: Vec<&str> = raw.bodies.iter().map(|b| b.name.as_str()).collect();
     let mut beams = validate_beams(&raw.beams, &names, issues);
-    let frames = Frames::new(&bodies, &names, &beams);
+    let beam_names: Vec<&str> = raw.beams.iter().map(|b| b.name.as_str()).collect();
+    let frames = Frames::new(&bodies, &names, &beams, &beam_names);
     let (loads, beam_loads) = validate_loads(&raw.loads, &frames, issues);
     let joints = validate_joints(&raw.joints, &frames, t_start, issues);
     let plots = raw.output.and_then(|o| o.plots).unwrap_or(true);
