@@ -476,6 +476,103 @@ fn a_full_disk_while_writing_keeps_the_old_result_and_leaves_nothing_behind() {
 // ---------------------------------------------------------------------------------------
 // Trust at any scale (issue 29): hostile input the issue-13 cases missed
 
+/// A dotted key nested five deep is reported at its own line with its own key, at the top
+/// level and inside a table (where the key used to be named by the last of its implicit
+/// tables: `method.q.r.s.t.q`).
+#[test]
+fn a_deep_dotted_key_inside_a_table_is_reported_with_its_own_key() {
+    let text = edit(&rigid(), "[method]", "[method]\nq.r.s.t.u = 2");
+    let text = format!("a.b.c.d.e = 1\n{text}");
+    let (code, e) = check(&text);
+    assert_eq!(code, Some(2), "{e}");
+    assert_eq!(problems(&e).len(), 2, "{e}");
+    assert!(e.contains("  - line 1: a: unknown field `a`"), "{e}");
+    let line = line_of(&text, "q.r.s.t.u");
+    assert!(
+        e.contains(&format!("  - line {line}: method.q: unknown field `q`")),
+        "{e}"
+    );
+    // in an array of tables too
+    let text = edit(&rigid(), "[[loads]]", "[[loads]]\nx.y.z.w.v = 1");
+    let (_, e) = check(&text);
+    let line = line_of(&text, "x.y.z.w.v");
+    assert!(
+        e.contains(&format!("  - line {line}: loads[0].x: unknown field `x`")),
+        "{e}"
+    );
+}
+
+/// A TOML date-time (or date, or time) where a number, a count or a string belongs is
+/// called a date-time, with its value, at its own line, in every problem type (serde calls it
+/// a "map"), also inside an internally tagged table.
+#[test]
+fn a_date_time_where_a_number_belongs_is_called_a_date_time() {
+    for (file, from, to, field) in [
+        (
+            "rigid_body/02_rectangular_torque.toml",
+            "end = 4.0",
+            "end = 1979-05-27T07:32:00Z",
+            "time.end",
+        ),
+        (
+            "rigid_body/02_rectangular_torque.toml",
+            "vector = [1.0, 1.0, 1.0]",
+            "vector = [1979-05-27, 1.0, 1.0]",
+            "loads[0].vector[0]",
+        ),
+        (
+            "rigid_body/02_rectangular_torque.toml",
+            "name = \"box\"",
+            "name = 1979-05-27",
+            "bodies[0].name",
+        ),
+        (
+            "beam/01_cantilever_elastica.toml",
+            "length = 1.0",
+            "length = 1979-05-27T00:00:00",
+            "beam.length",
+        ),
+        (
+            "beam_inverse/example_3_2.toml",
+            "end = 6.0",
+            "end = 1979-05-27",
+            "time.end",
+        ),
+        (
+            "crane/01_swing_free_transfer.toml",
+            "length = 10.0",
+            "length = 07:32:00",
+            "rope.length",
+        ),
+        (
+            "spatial_inverse/02_line.toml",
+            "t0 = 2.0",
+            "t0 = 1979-05-27",
+            "inverse.trajectory.t0",
+        ),
+        (
+            "flexible/03_arm_with_gripper.toml",
+            "elements = 8",
+            "elements = 1979-05-27",
+            "beams[0].elements",
+        ),
+    ] {
+        let text = edit(&example(file), from, to);
+        let (code, e) = check(&text);
+        assert_eq!(code, Some(2), "{file}: {e}");
+        let p = problems(&e);
+        assert_eq!(p.len(), 1, "{file}: one problem, not a cascade:\n{e}");
+        let value = to.split(" = ").nth(1).unwrap();
+        let value = value.trim_start_matches('[').split(',').next().unwrap();
+        let expected = format!(
+            "  - line {}: {field}: invalid type: a date-time ({value}), expected",
+            line_of(&text, to)
+        );
+        assert!(p[0].starts_with(&expected), "{file}: {e}");
+        assert!(!p[0].contains("map") && !p[0].contains("table"), "{e}");
+    }
+}
+
 /// One invalid field of a `[[beams]]` entry is one problem: the joints and loads that name
 /// the beam (or its nodes) are not reported as naming no beam, and in the inverse analysis
 /// neither the missing weld of the body nor what a kind of reference it does not take would
