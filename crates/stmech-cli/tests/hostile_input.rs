@@ -628,6 +628,57 @@ fn one_invalid_beam_field_is_one_problem() {
     }
 }
 
+/// A time interval no time grid can resolve is refused by `check` and `run` alike, at the
+/// field to change and with the fix, in every problem type: a subnormal `time.end`, and an
+/// interval lost in the round-off of its own times (`start = 1e20`, `end` the next float).
+#[test]
+fn a_time_interval_too_short_to_compute_with_is_refused_by_check_and_run() {
+    for (file, end) in [
+        ("rigid_body/02_rectangular_torque.toml", "end = 4.0"),
+        ("rigid_body/04_midpoint_rectangular.toml", "end = 4.0"),
+        ("beam_inverse/example_3_2.toml", "end = 6.0"),
+        ("beam_inverse/example_3_2_characteristics.toml", "end = 6.0"),
+        ("crane/01_swing_free_transfer.toml", "end = 12.0"),
+        ("spatial_inverse/02_line.toml", "end = 6.0"),
+    ] {
+        let text = edit(&example(file), end, "end = 1e-310");
+        let m = refused_by_both(
+            &text,
+            &format!("line {}: time.end:", line_of(&text, "end = 1e-310")),
+        );
+        assert!(
+            m.contains("1e-310 s is too small to compute with") && m.contains("set time.end"),
+            "{file}: {m}"
+        );
+        assert!(!m.contains("0.0000000000"), "{file}: {m}");
+        // the same interval far from 0: lost in round-off (the start is the field to shift)
+        let text = edit(&example(file), end, "end = 1.0000000000000002e20");
+        let text = match text.find("\nstart = 0.0") {
+            Some(_) => edit(&text, "\nstart = 0.0", "\nstart = 1e20"),
+            None => edit(&text, "end = 1.0000", "start = 1e20\nend = 1.0000"),
+        };
+        let m = refused_by_both(
+            &text,
+            &format!("line {}: time.start:", line_of(&text, "start = 1e20")),
+        );
+        assert!(
+            m.contains("lost in the round-off") && m.contains("time.start = 0 and time.end"),
+            "{file}: {m}"
+        );
+    }
+    // the planar beam starts at 0: its dynamic.end
+    let text = edit(
+        &example("beam/03_flying_beam.toml"),
+        "end = 15.0",
+        "end = 1e-310",
+    );
+    let m = refused_by_both(
+        &text,
+        &format!("line {}: dynamic.end:", line_of(&text, "end = 1e-310")),
+    );
+    assert!(m.contains("too small to compute with"), "{m}");
+}
+
 /// An output directory whose name leaves no room for the names of the staging directories
 /// beside it (a 250-character scenario name: `out/<stem>.tmp-<pid>` exceeds the 255-byte
 /// limit of a name) is refused by `check` and by `run` before solving, with exit 2 and the

@@ -40,7 +40,7 @@ use super::joints::validate_joints;
 use super::raw::{
     RawInverse, RawJointKind, RawPosePath, RawReferenceKind, RawRotationColumns, RawScenario,
 };
-use super::validate::{Issues, all_finite, time_resolution};
+use super::validate::{Issues, all_finite, time_interval, time_resolution};
 use crate::error::InputError;
 use crate::inverse::InverseMethod;
 use crate::inverse::solver::{InverseError, NewtonSettings, SpaceTimeMesh};
@@ -390,7 +390,7 @@ pub(super) fn validate(
         }
         Some(t) => {
             (t0, t1) = (t.start, t.end);
-            let ok = t0.is_finite() && t1.is_finite() && t1 > t0;
+            let mut ok = t0.is_finite() && t1.is_finite() && t1 > t0;
             if t0.is_finite() && t1.is_finite() && t1 <= t0 {
                 issues.push(
                     "time.end",
@@ -398,6 +398,10 @@ pub(super) fn validate(
                         "must be greater than time.start = {t0} s (got {t1} s); set end > start"
                     ),
                 );
+            } else if let Some((field, message)) = time_interval(t0, t1, ["time.start", "time.end"])
+            {
+                ok = false;
+                issues.push(field, message);
             }
             ok
         }
