@@ -885,3 +885,63 @@ fn a_full_disk_names_the_file_in_words() {
         );
     }
 }
+
+/// [P]'s double pendulum (`examples/multibody/01_double_pendulum.toml`) in millimetres:
+/// every length × 1000, the density in kg/mm³, gravity in mm/s².
+fn pendulum_in_mm() -> String {
+    let mut text = example("multibody/01_double_pendulum.toml");
+    for (from, to) in [
+        (
+            "edges = [1.0, 1.0, 1.0], density = 1.5",
+            "edges = [1000.0, 1000.0, 1000.0], density = 1.5e-9",
+        ),
+        (
+            "edges = [0.8, 0.8, 0.8], density = 1.5",
+            "edges = [800.0, 800.0, 800.0], density = 1.5e-9",
+        ),
+        (
+            "[2.8284271247461903, 0.0, 2.8284271247461903]",
+            "[2828.4271247461903, 0.0, 2828.4271247461903]",
+        ),
+        (
+            "[5.656854249492381, 0.0, 5.656854249492381]",
+            "[5656.854249492381, 0.0, 5656.854249492381]",
+        ),
+        ("[0.0, 0.0, -9.81]", "[0.0, 0.0, -9810.0]"),
+        ("[0.0, 0.0, -9.81]", "[0.0, 0.0, -9810.0]"),
+    ] {
+        text = edit(&text, from, to);
+    }
+    text
+}
+
+/// The initial joint check is relative to the size of the joint's terms: the double pendulum
+/// in millimetres passes `check` (its rods' `½(|r|² − L²)` carry the round-off of 4000² mm²,
+/// 9.3e-10, which an absolute 1e-10 refused "with length 0"), and a really violated joint
+/// (a rod 1 mm too long) is refused in both unit systems, with the length it was given.
+#[test]
+fn the_initial_joint_check_is_relative_to_the_model_size() {
+    let (code, e) = check(&pendulum_in_mm());
+    assert_eq!(code, Some(0), "the pendulum in mm:\n{e}");
+    let (code, e) = check(&example("multibody/01_double_pendulum.toml"));
+    assert_eq!(code, Some(0), "the pendulum in m:\n{e}");
+    for (text, length) in [
+        (example("multibody/01_double_pendulum.toml"), "4.001"),
+        (pendulum_in_mm(), "4001"),
+    ] {
+        let text = edit(
+            &text,
+            "body_b = \"upper\"",
+            &format!("body_b = \"upper\"\nlength = {length}"),
+        );
+        // (the rod has no point_b line: the problem is at its table)
+        let rod2 = text[..text.rfind("[[joints]]").unwrap()].lines().count() + 1;
+        let m = refused_by_both(&text, &format!("line {rod2}: joints[1].point_b:"));
+        assert!(
+            m.contains("the distance joint is violated in the initial configuration")
+                && m.contains(&format!("the rod's length is {length} m"))
+                && !m.contains("length is 0"),
+            "{m}"
+        );
+    }
+}
