@@ -15,7 +15,7 @@ use stmech::beam::space_time::{SpaceTimeSettings, SpaceTimeSolver};
 use stmech::beam::statics::solve_static;
 use stmech::error::SolveError;
 use stmech::io::beam_scenario::{BeamAnalysis, BeamScenario};
-use stmech::io::output::{OutputDir, write_json};
+use stmech::io::output::{OutputDir, write_json, write_text};
 use stmech::io::vtk::{BeamSnapshot, write_series};
 
 /// The name of a dynamic method in files and messages.
@@ -220,10 +220,7 @@ pub fn write_results(
     solve_seconds: f64,
 ) -> Result<Written, AppError> {
     let output_start = Instant::now();
-    let write = |name: &str, text: &str| {
-        std::fs::write(dir.file(name), text)
-            .map_err(|e| AppError::Write(format!("cannot write {name}: {e}")))
-    };
+    let write = |name: &str, text: &str| write_text(&dir.file(name), text);
     write("tip.csv", &tip_csv(outcome))?;
     let mut files = vec!["tip.csv"];
     let energy = energy_csv(outcome);
@@ -231,8 +228,7 @@ pub fn write_results(
         write("energy.csv", &energy)?;
         files.push("energy.csv");
     }
-    write_series(dir.path(), "beam", &outcome.snapshots)
-        .map_err(|e| AppError::Write(format!("cannot write the VTK series: {e}")))?;
+    write_series(dir.path(), "beam", &outcome.snapshots)?;
     files.push("beam.pvd");
     if plots {
         plot_shapes(&dir.file("shapes.png"), &outcome.snapshots)

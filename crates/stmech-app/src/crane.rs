@@ -5,14 +5,13 @@
 
 use crate::AppError;
 use crate::plots::{Series, space_curves_chart, xy_chart};
-use anyhow::Context;
 use serde_json::json;
 use std::io::Write;
 use std::path::Path;
 use std::time::Instant;
 use stmech::inverse::crane::{self, CraneError, CraneSolution, CraneTracking};
 use stmech::io::inverse_scenario::crane::CraneScenario;
-use stmech::io::output::{OutputDir, write_json};
+use stmech::io::output::{OutputDir, write_file, write_json};
 
 /// `summary.json` status of a run that solved but failed its verification.
 pub const GOAL_NOT_REACHED: &str = "goal-not-reached";
@@ -94,8 +93,7 @@ pub fn write_results(
         .filter(|j| j % stride == 0 || *j == n - 1)
         .map(|j| sol.snapshot(j))
         .collect();
-    stmech::io::vtk::write_scene_series(dir.path(), "rope", &snaps)
-        .map_err(|e| AppError::io(dir.file("rope.pvd"), e))?;
+    stmech::io::vtk::write_scene_series(dir.path(), "rope", &snaps)?;
     if plots {
         write_plots(dir.path(), s, sol, replayed).map_err(|e| AppError::write(&e))?;
         files.extend(["suspension.png", "payload.png", "rope.png"]);
@@ -257,47 +255,43 @@ fn write_csvs(
     replayed: Option<&[[f64; 3]]>,
 ) -> anyhow::Result<()> {
     let st = &sol.solution;
-    let path = dir.join("suspension.csv");
-    let mut w = std::io::BufWriter::new(
-        std::fs::File::create(&path).with_context(|| format!("creating {}", path.display()))?,
-    );
-    writeln!(w, "t,x,y,z,v_x,v_y,v_z,a_x,a_y,a_z,f_x,f_y,f_z")?;
-    for j in 0..st.t.len() {
-        let (x, v, a, f) = (
-            sol.suspension(j),
-            sol.suspension_velocity(j),
-            sol.suspension_acceleration(j),
-            st.actuation[j],
-        );
+    write_file(&dir.join("suspension.csv"), |w| {
+        writeln!(w, "t,x,y,z,v_x,v_y,v_z,a_x,a_y,a_z,f_x,f_y,f_z")?;
+        for j in 0..st.t.len() {
+            let (x, v, a, f) = (
+                sol.suspension(j),
+                sol.suspension_velocity(j),
+                sol.suspension_acceleration(j),
+                st.actuation[j],
+            );
+            writeln!(
+                w,
+                "{},{},{},{},{},{},{},{},{},{},{},{},{}",
+                st.t[j], x[0], x[1], x[2], v[0], v[1], v[2], a[0], a[1], a[2], f[0], f[1], f[2]
+            )?;
+        }
+        Ok(())
+    })?;
+    write_file(&dir.join("payload.csv"), |w| {
         writeln!(
             w,
-            "{},{},{},{},{},{},{},{},{},{},{},{},{}",
-            st.t[j], x[0], x[1], x[2], v[0], v[1], v[2], a[0], a[1], a[2], f[0], f[1], f[2]
+            "t,prescribed_x,prescribed_y,prescribed_z,achieved_x,achieved_y,achieved_z,deviation"
         )?;
-    }
-    w.flush()?;
-    let path = dir.join("payload.csv");
-    let mut w = std::io::BufWriter::new(
-        std::fs::File::create(&path).with_context(|| format!("creating {}", path.display()))?,
-    );
-    writeln!(
-        w,
-        "t,prescribed_x,prescribed_y,prescribed_z,achieved_x,achieved_y,achieved_z,deviation"
-    )?;
-    for j in 0..st.t.len() {
-        let y = s.trajectory.pose(st.t[j]);
-        // achieved: the forward replay if it ran, else the inverse solution itself
-        let p = replayed
-            .and_then(|r| r.get(j).copied())
-            .unwrap_or_else(|| st.x_at(st.mesh.elements_s, j));
-        let d = norm([p[0] - y[0], p[1] - y[1], p[2] - y[2]]);
-        writeln!(
-            w,
-            "{},{},{},{},{},{},{},{d}",
-            st.t[j], y[0], y[1], y[2], p[0], p[1], p[2]
-        )?;
-    }
-    w.flush()?;
+        for j in 0..st.t.len() {
+            let y = s.trajectory.pose(st.t[j]);
+            // achieved: the forward replay if it ran, else the inverse solution itself
+            let p = replayed
+                .and_then(|r| r.get(j).copied())
+                .unwrap_or_else(|| st.x_at(st.mesh.elements_s, j));
+            let d = norm([p[0] - y[0], p[1] - y[1], p[2] - y[2]]);
+            writeln!(
+                w,
+                "{},{},{},{},{},{},{},{d}",
+                st.t[j], y[0], y[1], y[2], p[0], p[1], p[2]
+            )?;
+        }
+        Ok(())
+    })?;
     Ok(())
 }
 

@@ -3,8 +3,8 @@
 //! `actuation.png`, `snapshots.png` and `summary.json`.
 
 use crate::AppError;
+use crate::plots::OnPlot;
 use crate::plots::{padded_range, register_font};
-use anyhow::Context;
 use plotters::prelude::*;
 use serde_json::json;
 use std::io::Write;
@@ -16,7 +16,7 @@ use stmech::inverse::closed_loop::{
 use stmech::inverse::solver::solve_inverse_unchecked;
 use stmech::inverse::{InverseError, InverseMethod, MethodRun, SpaceTimeSolution, solve_with};
 use stmech::io::inverse_scenario::InverseScenario;
-use stmech::io::output::{OutputDir, write_json};
+use stmech::io::output::{OutputDir, write_file, write_json};
 use stmech::io::vtk::write_series;
 
 /// The warning to show before solving a mesh that violates the sideways CFL condition with
@@ -436,8 +436,7 @@ fn write_vtk(dir: &Path, sol: &SpaceTimeSolution) -> Result<(), AppError> {
         .filter(|j| j % stride == 0 || *j == sol.t.len() - 1)
         .map(|j| sol.snapshot(j))
         .collect();
-    write_series(dir, "beam", &snaps)
-        .map_err(|e| AppError::Write(format!("cannot write the VTK series: {e}")))?;
+    write_series(dir, "beam", &snaps)?;
     Ok(())
 }
 
@@ -449,36 +448,32 @@ fn write_plots(dir: &Path, sol: &SpaceTimeSolution) -> Result<(), AppError> {
 }
 
 fn write_csvs(dir: &Path, s: &InverseScenario, sol: &SpaceTimeSolution) -> anyhow::Result<()> {
-    let path = dir.join("actuation.csv");
-    let mut w = std::io::BufWriter::new(
-        std::fs::File::create(&path).with_context(|| format!("creating {}", path.display()))?,
-    );
-    writeln!(w, "t,f_x,f_y,m")?;
-    for (t, f) in sol.actuation_samples() {
-        writeln!(w, "{t},{},{},{}", f[0], f[1], f[2])?;
-    }
-    w.flush()?;
-    let path = dir.join("tip.csv");
-    let mut w = std::io::BufWriter::new(
-        std::fs::File::create(&path).with_context(|| format!("creating {}", path.display()))?,
-    );
-    writeln!(w, "t,x,y,theta,x_prescribed,y_prescribed,theta_prescribed")?;
-    for (j, &t) in sol.t.iter().enumerate() {
-        let (a, g) = (sol.tip(j), s.trajectory.pose(t));
-        writeln!(
-            w,
-            "{t},{},{},{},{},{},{}",
-            a[0], a[1], a[2], g[0], g[1], g[2]
-        )?;
-    }
-    w.flush()?;
+    write_file(&dir.join("actuation.csv"), |w| {
+        writeln!(w, "t,f_x,f_y,m")?;
+        for (t, f) in sol.actuation_samples() {
+            writeln!(w, "{t},{},{},{}", f[0], f[1], f[2])?;
+        }
+        Ok(())
+    })?;
+    write_file(&dir.join("tip.csv"), |w| {
+        writeln!(w, "t,x,y,theta,x_prescribed,y_prescribed,theta_prescribed")?;
+        for (j, &t) in sol.t.iter().enumerate() {
+            let (a, g) = (sol.tip(j), s.trajectory.pose(t));
+            writeln!(
+                w,
+                "{t},{},{},{},{},{},{}",
+                a[0], a[1], a[2], g[0], g[1], g[2]
+            )?;
+        }
+        Ok(())
+    })?;
     Ok(())
 }
 
 /// `[I]` Fig. 1: force components (left) and torque (right) against time.
 fn plot_actuation(path: &Path, sol: &SpaceTimeSolution) -> anyhow::Result<()> {
     let root = BitMapBackend::new(path, (1400, 560)).into_drawing_area();
-    root.fill(&WHITE)?;
+    root.fill(&WHITE).on(path)?;
     let (left, right) = root.split_horizontally(700);
     let (t0, t1) = (sol.t[0], sol.t[sol.t.len() - 1]);
     type Panel<'a, A> = (&'a A, &'a str, &'a str, Vec<(usize, &'a str, RGBColor)>);
@@ -507,14 +502,21 @@ fn plot_actuation(path: &Path, sol: &SpaceTimeSolution) -> anyhow::Result<()> {
             .margin(14)
             .x_label_area_size(45)
             .y_label_area_size(70)
-            .build_cartesian_2d(t0..t1, y0..y1)?;
-        chart.configure_mesh().x_desc("t [s]").y_desc(ylab).draw()?;
+            .build_cartesian_2d(t0..t1, y0..y1)
+            .on(path)?;
+        chart
+            .configure_mesh()
+            .x_desc("t [s]")
+            .y_desc(ylab)
+            .draw()
+            .on(path)?;
         for (c, name, color) in comps {
             chart
                 .draw_series(LineSeries::new(
                     sol.t.iter().zip(&sol.actuation).map(|(&t, f)| (t, f[c])),
                     color.stroke_width(2),
-                ))?
+                ))
+                .on(path)?
                 .label(name)
                 .legend(move |(x, y)| {
                     PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
@@ -524,11 +526,10 @@ fn plot_actuation(path: &Path, sol: &SpaceTimeSolution) -> anyhow::Result<()> {
             .configure_series_labels()
             .background_style(WHITE.mix(0.8))
             .border_style(BLACK)
-            .draw()?;
+            .draw()
+            .on(path)?;
     }
-    root.present()
-        .with_context(|| format!("writing {}", path.display()))?;
-    Ok(())
+    crate::plots::present(&root, path)
 }
 
 /// `[I]` Fig. 2: snapshots of the beam (13 evenly spaced times) and the tip path.
@@ -550,5 +551,4 @@ fn plot_snapshots(path: &Path, sol: &SpaceTimeSolution) -> anyhow::Result<()> {
         &shapes,
         Some(("tip path", tip)),
     )
-    .with_context(|| format!("writing {}", path.display()))
 }

@@ -68,8 +68,7 @@ pub fn write_results(
                 })
                 .map_err(|source| AppError::io(csv_path, source))?;
             let snaps = output::scene::snapshots(sys, traj);
-            stmech::io::vtk::write_scene_series(dir.path(), "scene", &snaps)
-                .map_err(|source| AppError::io(dir.file("scene.pvd"), source))?;
+            stmech::io::vtk::write_scene_series(dir.path(), "scene", &snaps)?;
             if plots {
                 plots::write_all(dir.path(), sys, traj, &diagnostics)
                     .map_err(|e| AppError::write(&e))

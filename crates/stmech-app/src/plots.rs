@@ -1,7 +1,6 @@
 //! PNG line plots of a trajectory (900×600, DejaVu Sans embedded in the binary so that the
 //! plots look the same on machines without system fonts).
 
-use anyhow::Context;
 use plotters::element::DashedPathElement;
 use plotters::prelude::*;
 use std::path::Path;
@@ -31,6 +30,79 @@ pub fn register_font() -> anyhow::Result<()> {
     });
     anyhow::ensure!(ok, "the embedded DejaVu Sans font could not be loaded");
     Ok(())
+}
+
+/// Saves a finished plot to `path`. plotters prints the errors of its bitmap backend as a
+/// Rust debug dump (`ImageError(IoError(Custom { kind: Other, … }))`) without the file; this
+/// reports them like every other file of a run ([`plot_error`]).
+pub fn present(
+    root: &DrawingArea<BitMapBackend<'_>, plotters::coord::Shift>,
+    path: &Path,
+) -> anyhow::Result<()> {
+    root.present().on(path)
+}
+
+/// A drawing result of the plot `path`: `.on(path)?` reports a failure by [`plot_error`].
+pub trait OnPlot<T> {
+    /// The result, its error named with the plot's file.
+    fn on(self, path: &Path) -> anyhow::Result<T>;
+}
+
+impl<T> OnPlot<T> for Result<T, DrawingAreaErrorKind<plotters_bitmap::BitMapBackendError>> {
+    fn on(self, path: &Path) -> anyhow::Result<T> {
+        self.map_err(|e| plot_error(path, e))
+    }
+}
+
+/// The error of saving the plot `path`: an I/O failure (a full disk, a read-only file
+/// system) is the [`OutputError::Io`](stmech::io::output::OutputError::Io) of writing the
+/// file, with the system's message and the remedy; anything else is named in words.
+pub fn plot_error(
+    path: &Path,
+    e: DrawingAreaErrorKind<plotters_bitmap::BitMapBackendError>,
+) -> anyhow::Error {
+    use plotters_backend::DrawingErrorKind;
+    use plotters_bitmap::BitMapBackendError;
+    let io = |source: std::io::Error| {
+        anyhow::Error::new(stmech::io::output::OutputError::Io {
+            action: "write",
+            path: path.to_owned(),
+            source: os_error(source),
+        })
+    };
+    let what = match e {
+        DrawingAreaErrorKind::BackendError(DrawingErrorKind::DrawingError(b)) => match b {
+            BitMapBackendError::IOError(source) => return io(source),
+            BitMapBackendError::ImageError(image::ImageError::IoError(source)) => {
+                return io(source);
+            }
+            BitMapBackendError::ImageError(other) => format!("the PNG encoder failed: {other}"),
+            BitMapBackendError::InvalidBuffer => "the pixel buffer is invalid".to_owned(),
+        },
+        DrawingAreaErrorKind::BackendError(DrawingErrorKind::FontError(f)) => {
+            format!("the font could not be used: {f}")
+        }
+        DrawingAreaErrorKind::SharingError => "the drawing area is in use".to_owned(),
+        DrawingAreaErrorKind::LayoutError => "the chart layout is invalid".to_owned(),
+    };
+    anyhow::anyhow!("cannot draw {}: {what}", path.display())
+}
+
+/// The system's error behind `e`: the PNG encoder passes an OS error on as a text of kind
+/// `Other` ("No space left on device (os error 28)"), which loses its kind (and with it the
+/// remedy of [`OutputError::Io`](stmech::io::output::OutputError::Io)); the code is read back
+/// from the text.
+fn os_error(e: std::io::Error) -> std::io::Error {
+    if e.raw_os_error().is_some() {
+        return e;
+    }
+    let code = e.get_ref().and_then(|inner| {
+        let text = inner.to_string();
+        let rest = text.trim_end().strip_suffix(')')?;
+        let (_, code) = rest.rsplit_once("(os error ")?;
+        code.parse::<i32>().ok()
+    });
+    code.map_or(e, std::io::Error::from_raw_os_error)
 }
 
 /// Node indices to plot: every `stride`-th node and the last one.
@@ -133,8 +205,7 @@ pub fn write_all(
     let mut written = Vec::with_capacity(plots.len());
     for (file, title, y_label, series) in &plots {
         let path = dir.join(file);
-        xy_chart(&path, title, "t [s]", y_label, series)
-            .with_context(|| format!("cannot draw {}", path.display()))?;
+        xy_chart(&path, title, "t [s]", y_label, series)?;
         written.push(*file);
     }
     Ok(written)
@@ -215,8 +286,7 @@ pub fn write_elements(
     let mut written = Vec::with_capacity(plots.len());
     for (file, title, y_label, series) in &plots {
         let path = dir.join(file);
-        xy_chart(&path, title, "t [s]", y_label, series)
-            .with_context(|| format!("cannot draw {}", path.display()))?;
+        xy_chart(&path, title, "t [s]", y_label, series)?;
         written.push(*file);
     }
     Ok(written)
@@ -281,13 +351,14 @@ pub fn xy_chart(
     let (x0, x1) = padded_range(series.iter().flat_map(|s| s.points.iter().map(|p| p.0)));
     let (y0, y1) = padded_range(series.iter().flat_map(|s| s.points.iter().map(|p| p.1)));
     let root = BitMapBackend::new(path, SIZE).into_drawing_area();
-    root.fill(&WHITE)?;
+    root.fill(&WHITE).on(path)?;
     let mut chart = ChartBuilder::on(&root)
         .caption(title, ("sans-serif", 24))
         .margin(16)
         .x_label_area_size(50)
         .y_label_area_size(90)
-        .build_cartesian_2d(x0..x1, y0..y1)?;
+        .build_cartesian_2d(x0..x1, y0..y1)
+        .on(path)?;
     chart
         .configure_mesh()
         .x_desc(x_label)
@@ -297,7 +368,8 @@ pub fn xy_chart(
         .light_line_style(WHITE.mix(0.0))
         .x_label_formatter(&|v| tick_label(*v, x1 - x0))
         .y_label_formatter(&|v| tick_label(*v, y1 - y0))
-        .draw()?;
+        .draw()
+        .on(path)?;
     let n = series.len();
     for (i, s) in series.iter().enumerate() {
         let style = Palette99::pick(i).to_rgba().stroke_width(2);
@@ -313,7 +385,8 @@ pub fn xy_chart(
         match dashes {
             Some((dash, gap)) => {
                 chart
-                    .draw_series(DashedLineSeries::new(points, dash, gap, style))?
+                    .draw_series(DashedLineSeries::new(points, dash, gap, style))
+                    .on(path)?
                     .label(s.label.as_str())
                     .legend(move |(x, y)| {
                         DashedPathElement::new(vec![(x, y), (x + 24, y)], dash, gap, style)
@@ -321,7 +394,8 @@ pub fn xy_chart(
             }
             None => {
                 chart
-                    .draw_series(LineSeries::new(points, style))?
+                    .draw_series(LineSeries::new(points, style))
+                    .on(path)?
                     .label(s.label.as_str())
                     .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 24, y)], style));
             }
@@ -333,8 +407,9 @@ pub fn xy_chart(
         .background_style(WHITE.mix(0.85))
         .border_style(BLACK.mix(0.4))
         .label_font(("sans-serif", 14))
-        .draw()?;
-    root.present()?;
+        .draw()
+        .on(path)?;
+    present(&root, path)?;
     Ok(())
 }
 
@@ -368,7 +443,7 @@ pub fn shapes_chart(
     let span = (x1 - x0).max(y1 - y0).max(1e-9);
     let (cx, cy) = (0.5 * (x0 + x1), 0.5 * (y0 + y1));
     let root = BitMapBackend::new(path, (800, 800)).into_drawing_area();
-    root.fill(&WHITE)?;
+    root.fill(&WHITE).on(path)?;
     let mut chart = ChartBuilder::on(&root)
         .caption(title, ("sans-serif", 22))
         .margin(14)
@@ -377,24 +452,29 @@ pub fn shapes_chart(
         .build_cartesian_2d(
             cx - 0.5 * span..cx + 0.5 * span,
             cy - 0.5 * span..cy + 0.5 * span,
-        )?;
+        )
+        .on(path)?;
     chart
         .configure_mesh()
         .x_desc("x [m]")
         .y_desc("y [m]")
         .label_style(("sans-serif", 15))
-        .draw()?;
+        .draw()
+        .on(path)?;
     let n = shapes.len().max(2) - 1;
     for (k, shape) in shapes.iter().enumerate() {
         let color = ramp(k, n);
-        chart.draw_series(LineSeries::new(
-            shape.iter().copied(),
-            color.stroke_width(2),
-        ))?;
+        chart
+            .draw_series(LineSeries::new(
+                shape.iter().copied(),
+                color.stroke_width(2),
+            ))
+            .on(path)?;
     }
     if let Some((label, pts)) = overlay {
         chart
-            .draw_series(LineSeries::new(pts, RED.stroke_width(1)))?
+            .draw_series(LineSeries::new(pts, RED.stroke_width(1)))
+            .on(path)?
             .label(label)
             .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], RED));
         chart
@@ -402,9 +482,10 @@ pub fn shapes_chart(
             .background_style(WHITE.mix(0.8))
             .border_style(BLACK)
             .label_font(("sans-serif", 14))
-            .draw()?;
+            .draw()
+            .on(path)?;
     }
-    root.present()?;
+    present(&root, path)?;
     Ok(())
 }
 
@@ -443,11 +524,12 @@ pub fn space_curves_chart(
         c - 0.5 * span..c + 0.5 * span
     };
     let root = BitMapBackend::new(path, (800, 800)).into_drawing_area();
-    root.fill(&WHITE)?;
+    root.fill(&WHITE).on(path)?;
     let mut chart = ChartBuilder::on(&root)
         .caption(title, ("sans-serif", 22))
         .margin(14)
-        .build_cartesian_3d(cube(rx), cube(ry), cube(rz))?;
+        .build_cartesian_3d(cube(rx), cube(ry), cube(rz))
+        .on(path)?;
     chart.with_projection(|mut p| {
         p.pitch = 0.35;
         p.yaw = 0.65;
@@ -459,14 +541,17 @@ pub fn space_curves_chart(
         .light_grid_style(BLACK.mix(0.12))
         .max_light_lines(3)
         .label_style(("sans-serif", 13))
-        .draw()?;
+        .draw()
+        .on(path)?;
     let n = shapes.len().max(2) - 1;
     for (k, shape) in shapes.iter().enumerate() {
         let color = ramp(k, n);
-        chart.draw_series(LineSeries::new(
-            shape.iter().map(map),
-            color.stroke_width(2),
-        ))?;
+        chart
+            .draw_series(LineSeries::new(
+                shape.iter().map(map),
+                color.stroke_width(2),
+            ))
+            .on(path)?;
     }
     for (i, (label, pts)) in overlays.iter().enumerate() {
         let style = Palette99::pick(i).to_rgba().stroke_width(2);
@@ -476,7 +561,8 @@ pub fn space_curves_chart(
                     .filter(|p| p.iter().all(|c| c.is_finite()))
                     .map(map),
                 style,
-            ))?
+            ))
+            .on(path)?
             .label(*label)
             .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 24, y)], style));
     }
@@ -487,9 +573,10 @@ pub fn space_curves_chart(
             .background_style(WHITE.mix(0.85))
             .border_style(BLACK.mix(0.4))
             .label_font(("sans-serif", 14))
-            .draw()?;
+            .draw()
+            .on(path)?;
     }
-    root.present()?;
+    present(&root, path)?;
     Ok(())
 }
 

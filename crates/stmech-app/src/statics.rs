@@ -118,8 +118,7 @@ pub fn write_results(
         .map(|(_, s)| s)
         .collect();
     let mut files = vec!["nodes.csv", "load_steps.csv", "summary.json"];
-    vtk::write_scene_series(dir.path(), "scene", &snaps)
-        .map_err(|source| AppError::io(dir.file("scene.pvd"), source))?;
+    vtk::write_scene_series(dir.path(), "scene", &snaps)?;
     files.push("scene.pvd (+ scene_NNNN.vtu)");
     if plot {
         plots::xy_chart(

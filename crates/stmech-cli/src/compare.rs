@@ -181,7 +181,7 @@ fn sequential_row(s: &InverseScenario) -> Row {
 }
 
 /// `out/compare-<scenario file stem>` (`example_3_2` for the built-in demo).
-fn default_out(scenario: Option<&Path>) -> PathBuf {
+pub(crate) fn default_out(scenario: Option<&Path>) -> PathBuf {
     let stem = scenario
         .and_then(|p| p.file_stem())
         .map(|x| x.to_string_lossy().into_owned())

@@ -331,21 +331,9 @@ fn main() -> ExitCode {
     }
 }
 
-/// The error and its causes, skipping causes whose text the message already contains (the
-/// library's errors include their source in their own message).
+/// The error and its causes on one line ([`stmech_app::error::describe`]).
 fn describe(error: &anyhow::Error) -> String {
-    let mut text = String::new();
-    for cause in error.chain() {
-        let msg = cause.to_string();
-        if text.contains(&msg) {
-            continue;
-        }
-        if !text.is_empty() {
-            text.push_str(": ");
-        }
-        text.push_str(&msg);
-    }
-    text
+    stmech_app::error::describe(error)
 }
 
 /// `out/<stem of the scenario file>`.
@@ -421,9 +409,16 @@ fn check(paths: &[PathBuf], limit: MemoryLimit, input_limit: InputLimit) -> Resu
     for path in paths {
         let mut code = None;
         let mut loaded_inputs = Vec::new();
+        let mut comparable = false;
         match load(path, input_limit) {
             Ok(s) => {
                 loaded_inputs = s.input_files();
+                comparable = matches!(
+                    s,
+                    AnyScenario::BeamInverse(_)
+                        | AnyScenario::Crane(_)
+                        | AnyScenario::SpatialInverse(_)
+                );
                 let est = estimate(&s);
                 match limits::gate(&path.display().to_string(), &est, limit) {
                     Ok(()) => outln!("{}\n  {est}", describe_scenario(&s)),
@@ -460,6 +455,16 @@ fn check(paths: &[PathBuf], limit: MemoryLimit, input_limit: InputLimit) -> Resu
                 );
                 code.get_or_insert(f.code);
             }
+        }
+        // `compare` writes next to its own default directory: its staging names must fit too
+        if comparable && let Err(e) = OutputDir::check_names(&compare::default_out(Some(path))) {
+            let f = run::output_failure(e);
+            errln!(
+                "error: {}: `stmech compare` could not write its results: {}",
+                path.display(),
+                describe(&f.error)
+            );
+            code.get_or_insert(f.code);
         }
         if let Some(c) = code {
             first_code.get_or_insert(c);

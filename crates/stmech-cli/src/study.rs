@@ -3,7 +3,7 @@
 
 use crate::Failure;
 use crate::plots::{self, Series};
-use stmech::io::output::{OutputDir, write_json};
+use stmech::io::output::{OutputDir, write_json, write_text};
 use stmech::model::{Load, MassProperties, MultibodySystem, RigidBody};
 
 /// The box of [P, §4.1] (2 × 1 × 1 m, ρ₀ = 1.5 kg/m³) at the origin with identity directors,
@@ -52,8 +52,8 @@ pub struct StudyOutput<'a> {
 
 /// Writes the study's files and moves the directory into place.
 pub fn write(staging: OutputDir, out: StudyOutput<'_>) -> Result<(), Failure> {
-    let io = |e: std::io::Error| Failure::new(Failure::IO, e);
-    std::fs::write(staging.file(&format!("{}.csv", out.name)), out.csv).map_err(io)?;
+    write_text(&staging.file(&format!("{}.csv", out.name)), &out.csv)
+        .map_err(crate::run::output_failure)?;
     plots::xy_chart(
         &staging.file(&format!("{}.png", out.name)),
         out.title,

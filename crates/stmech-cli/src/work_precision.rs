@@ -35,7 +35,7 @@ use std::time::Instant;
 use stmech::beam::integrator::{BeamIntegrator, advance_to};
 use stmech::beam::reference::Rk4Reference;
 use stmech::io::beam_scenario::{BeamAnalysis, BeamScenario};
-use stmech::io::output::{OutputDir, write_json};
+use stmech::io::output::{OutputDir, write_json, write_text};
 
 /// Interval of the tip samples compared with the reference (s); every step divides it.
 const SAMPLE: f64 = 0.1;
@@ -361,9 +361,8 @@ pub fn run(opts: &Options<'_>) -> Result<(), Failure> {
     let mut reference_json = serde_json::Map::new();
     let mut configs = Vec::new();
     for (ip, pr) in problems.iter().enumerate() {
-        std::fs::write(staging.file(&format!("{}.toml", pr.name)), &pr.scenario)
-            .context("cannot write the scenario")
-            .map_err(io)?;
+        write_text(&staging.file(&format!("{}.toml", pr.name)), &pr.scenario)
+            .map_err(crate::run::output_failure)?;
         let sc = BeamScenario::from_toml_str(&pr.scenario, pr.name)
             .map_err(|e| Failure::new(Failure::INPUT, e))?;
         let BeamAnalysis::Dynamic { end, .. } = sc.analysis else {
@@ -414,9 +413,8 @@ pub fn run(opts: &Options<'_>) -> Result<(), Failure> {
                 for &step in &pr.steps {
                     let tag = format!("{}-{ib}-{method}-{step}", pr.name);
                     let scenario = scratch.join(format!("{tag}.toml"));
-                    std::fs::write(&scenario, with_step_and_method(&pr.scenario, step, method))
-                        .context("cannot write a scenario")
-                        .map_err(io)?;
+                    write_text(&scenario, &with_step_and_method(&pr.scenario, step, method))
+                        .map_err(crate::run::output_failure)?;
                     configs.push(Config {
                         problem: ip,
                         binary: ib,
@@ -482,9 +480,7 @@ pub fn run(opts: &Options<'_>) -> Result<(), Failure> {
             median(&c.cpus)
         );
     }
-    std::fs::write(staging.file("work_precision.csv"), &csv)
-        .context("cannot write work_precision.csv")
-        .map_err(io)?;
+    write_text(&staging.file("work_precision.csv"), &csv).map_err(crate::run::output_failure)?;
     let mut results = serde_json::Map::new();
     for (ip, pr) in problems.iter().enumerate() {
         let mut series = Vec::new();

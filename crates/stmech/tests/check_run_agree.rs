@@ -18,7 +18,11 @@
 //! To stay cheap the examples are shrunk first (few elements, blocks and steps) and a case is
 //! solved only if its estimate is small. `STMECH_AGREE_CASES` sets the number of cases
 //! (default 300, some seconds in a release build); the test prints how many were accepted
-//! and solved, and fails if too few were (a vacuous property).
+//! and solved, and fails if too few were (a vacuous property). The cases are drawn from a
+//! fixed seed (`STMECH_TEST_SEED` overrides it; a failure prints it), so the verdict and the
+//! counts are the same on every run.
+
+mod seeded;
 
 use proptest::prelude::*;
 use std::path::{Path, PathBuf};
@@ -332,10 +336,7 @@ fn apply(text: &str, m: &Mutation) -> String {
 }
 
 fn cases() -> u32 {
-    std::env::var("STMECH_AGREE_CASES")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(300)
+    seeded::cases_from_env("STMECH_AGREE_CASES", 300)
 }
 
 /// Whether every number written in the text is moderate (none of the extreme values).
@@ -431,24 +432,55 @@ fn cheap(s: &AnyScenario) -> bool {
     e.peak_bytes < 64 << 20 && e.time_nodes <= 3000 && e.unknowns <= 60_000
 }
 
-/// Cases drawn, accepted by `check`, and solved (accepted and cheap).
+/// The problem types, in the order of [`Tally`]'s counts.
+const KINDS: [&str; 5] = [
+    "multibody",
+    "beam",
+    "beam-inverse",
+    "crane",
+    "spatial-inverse",
+];
+
+/// The index in [`KINDS`] of a loaded scenario.
+fn kind_of(s: &AnyScenario) -> usize {
+    match s {
+        AnyScenario::Multibody(_) => 0,
+        AnyScenario::Beam(_) => 1,
+        AnyScenario::BeamInverse(_) => 2,
+        AnyScenario::Crane(_) => 3,
+        AnyScenario::SpatialInverse(_) => 4,
+    }
+}
+
+/// The index in [`KINDS`] of a corpus entry, from its example folder.
+fn kind_of_folder(dir: &Path) -> usize {
+    match dir.file_name().and_then(|n| n.to_str()) {
+        Some("rigid_body" | "multibody") => 0,
+        Some("beam") => 1,
+        Some("beam_inverse") => 2,
+        Some("crane") => 3,
+        Some("spatial_inverse") => 4,
+        other => panic!("no problem type for the example folder {other:?}"),
+    }
+}
+
+/// Cases drawn (in all and per problem type of the unmutated example), accepted by `check`,
+/// and solved (accepted and cheap, per problem type of the loaded scenario).
 #[derive(Default, Debug)]
 struct Tally {
     drawn: usize,
+    drawn_by_kind: [usize; 5],
     accepted: usize,
     solved: [usize; 5],
 }
 
 #[test]
 fn what_check_accepts_run_does_not_refuse() {
-    use proptest::test_runner::{Config, TestRunner};
+    use proptest::test_runner::TestRunner;
     let corpus = corpus();
     let tally = std::cell::RefCell::new(Tally::default());
-    let mut runner = TestRunner::new(Config {
-        cases: cases(),
-        failure_persistence: None,
-        ..Config::default()
-    });
+    let seed = seeded::seed();
+    let mut runner = TestRunner::new(seeded::config(cases(), seed));
     let strategy = (any::<usize>(), prop::collection::vec(mutation(), 1..3));
     let result = runner.run(&strategy, |(file, ms)| {
         let (name, base, dir) = &corpus[file % corpus.len()];
@@ -458,16 +490,11 @@ fn what_check_accepts_run_does_not_refuse() {
         }
         let mut t = tally.borrow_mut();
         t.drawn += 1;
+        t.drawn_by_kind[kind_of_folder(dir)] += 1;
         if let Ok(s) = load_text(&text, name, dir) {
             t.accepted += 1;
             if cheap(&s) {
-                t.solved[match s {
-                    AnyScenario::Multibody(_) => 0,
-                    AnyScenario::Beam(_) => 1,
-                    AnyScenario::BeamInverse(_) => 2,
-                    AnyScenario::Crane(_) => 3,
-                    AnyScenario::SpatialInverse(_) => 4,
-                }] += 1;
+                t.solved[kind_of(&s)] += 1;
                 drop(t);
                 let verdict = run(&s, moderate(&text));
                 prop_assert!(
@@ -480,19 +507,31 @@ fn what_check_accepts_run_does_not_refuse() {
         Ok(())
     });
     let t = tally.into_inner();
-    eprintln!("check/run agreement: {t:?}");
+    let seed = seeded::describe_seed(seed);
+    eprintln!("check/run agreement: {t:?}, {seed}");
     let _ = std::fs::remove_dir_all(csv_path().parent().unwrap());
     if let Err(e) = result {
-        panic!("{e}");
+        panic!("{e}\n{seed}");
     }
-    // not vacuous: a good share of the cases is accepted and solved, of every type whose
-    // solver runs (multibody; the planar beam inverse and the spatial inverse, whose solvers
-    // make checks of their own; a share each of some 12 % and 10 % of the corpus)
-    assert!(t.accepted * 3 > t.drawn, "{t:?}");
+    // Not vacuous: a good share of the cases is accepted, and of the cases drawn from each
+    // type whose solver runs (multibody; the planar beam inverse and the spatial inverse,
+    // whose solvers make checks of their own), a good share is solved. The quotas are per
+    // type (the share of a type among the draws varies from seed to seed) and lie 4 to 5
+    // standard deviations below the rates measured over the seeds 1 … 40 (accepted 0.41 ±
+    // 0.03 of all draws; solved 0.56 ± 0.06 of the multibody draws, 0.31 ± 0.05 of the beam
+    // inverse ones, 0.38 ± 0.07 of the spatial inverse ones): with the default seed the
+    // verdict is fixed, and any other seed passes unless the property has become vacuous.
     assert!(
-        t.solved[0] * 10 > t.drawn && t.solved[2] * 15 > t.drawn && t.solved[4] * 15 > t.drawn,
-        "{t:?}"
+        t.accepted * 4 >= t.drawn,
+        "fewer than a quarter of the cases accepted: {t:?}, {seed}"
     );
+    for (kind, share) in [(0, 4), (2, 10), (4, 10)] {
+        assert!(
+            t.drawn_by_kind[kind] > 0 && t.solved[kind] * share >= t.drawn_by_kind[kind],
+            "fewer than 1/{share} of the {} cases solved: {t:?} (types {KINDS:?}), {seed}",
+            KINDS[kind]
+        );
+    }
 }
 
 /// The unmutated, shrunk examples are all accepted and cheap: the property above is not

@@ -18,6 +18,8 @@ fn write_result(dir: &OutputDir, tag: &str) {
 }
 
 /// `Some(tag)` if `dir` is a complete result (manifest listing a.txt and b.txt, both `tag`).
+/// It may still hold the incomplete marker: the manifest proves it complete (a kill between
+/// the swap and the removal of the marker leaves both at the target).
 fn complete_result(dir: &Path) -> Option<String> {
     let manifest: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join(MANIFEST)).ok()?).ok()?;
@@ -27,7 +29,6 @@ fn complete_result(dir: &Path) -> Option<String> {
         .filter_map(|f| f.as_str())
         .collect();
     assert_eq!(files, ["a.txt", "b.txt"], "manifest of {}", dir.display());
-    assert!(!dir.join(INCOMPLETE_MARKER).exists());
     let a = std::fs::read_to_string(dir.join("a.txt")).ok()?;
     let b = std::fs::read_to_string(dir.join("b.txt")).ok()?;
     assert_eq!(a, b, "a mixture of two results in {}", dir.display());
@@ -113,6 +114,15 @@ fn fault_at(mode: Mode, step: CommitStep, fault: Fault) {
     if fault == Fault::Fail && !replacing {
         assert!(!target.exists() || at_target.is_some(), "{what}");
     }
+    // The target carries the marker only if the fault fell between the swap and its removal.
+    if target.join(INCOMPLETE_MARKER).exists() {
+        assert_eq!(
+            step,
+            CommitStep::Unmark,
+            "{what}: a marked result at the target"
+        );
+        assert_eq!(at_target.as_deref(), Some("new"), "{what}");
+    }
     // Every leftover is marked as not a result: a staging or old name, and either the
     // incomplete marker or a complete manifest.
     for name in leftovers(root.path()) {
@@ -125,6 +135,14 @@ fn fault_at(mode: Mode, step: CommitStep, fault: Fault) {
             path.join(INCOMPLETE_MARKER).is_file() || complete_result(&path).is_some(),
             "{what}: leftover {name} is neither marked incomplete nor a complete result"
         );
+        // The new result under a staging name is marked until it is at the target: a
+        // staging directory never looks like a result that is done.
+        if complete_result(&path).as_deref() == Some("new") {
+            assert!(
+                path.join(INCOMPLETE_MARKER).is_file(),
+                "{what}: the new result waits unmarked under the staging name {name}"
+            );
+        }
     }
     if fault == Fault::Fail {
         assert!(
@@ -145,6 +163,10 @@ fn fault_at(mode: Mode, step: CommitStep, fault: Fault) {
         complete_result(&target),
         expected_before,
         "{what}: the next run's clean-up changed the result"
+    );
+    assert!(
+        !target.join(INCOMPLETE_MARKER).exists(),
+        "{what}: the next run left the marker in a complete result"
     );
     assert_eq!(
         leftovers(root.path()),
@@ -311,4 +333,85 @@ fn a_failed_run_replaces_only_its_own_failure_record() {
     assert!(dir.fail(&serde_json::json!({})).is_err());
     assert!(failed.join("mine.txt").is_file());
     assert!(!target.exists());
+}
+
+/// A target inside the staging directory of another run (unfinished, marked `INCOMPLETE`),
+/// or inside an old result waiting between the two renames of the fall-back commit, is
+/// refused before anything is created there: that run moves or deletes its staging directory
+/// (with whatever was put into it) when it ends, and the next run to its target deletes it if
+/// it was killed.
+#[test]
+fn a_target_inside_another_runs_staging_directory_is_refused() {
+    let root = tempfile::tempdir().unwrap();
+    let other = OutputDir::prepare(&root.path().join("res"), false).unwrap();
+    let inside = other.path().join("mine");
+    for e in [
+        OutputDir::prepare(&inside, false).unwrap_err(),
+        OutputDir::prepare(&inside.join("deeper"), true).unwrap_err(),
+        OutputDir::check_target(&inside).unwrap_err(),
+    ] {
+        assert!(e.is_input(), "{e}");
+        let text = e.to_string();
+        assert!(
+            text.contains("staging directory of another stmech run")
+                && text.contains(&other.path().display().to_string()),
+            "{text}"
+        );
+    }
+    assert!(!inside.exists());
+    // the other run is unaffected
+    write_result(&other, "other");
+    other.commit().unwrap();
+    assert_eq!(
+        complete_result(&root.path().join("res")).as_deref(),
+        Some("other")
+    );
+    // an old result waiting under `<target>.old-<pid>` (complete, with its manifest)
+    let old = root.path().join("res.old-4194303");
+    std::fs::rename(root.path().join("res"), &old).unwrap();
+    let e = OutputDir::prepare(&old.join("mine"), false).unwrap_err();
+    assert!(e.to_string().contains("staging directory"), "{e}");
+    // a stmech result that is done is no staging directory
+    std::fs::rename(&old, root.path().join("res")).unwrap();
+    OutputDir::check_target(&root.path().join("res").join("sub")).unwrap();
+}
+
+/// A target whose name leaves no room for the names of the directories a run creates beside
+/// it (`<name>.tmp-<pid>`, `<name>.failed.tmp-<pid>`) is refused before anything is created,
+/// by `check_target` (what `stmech check` asks) and `prepare` alike; a name that leaves the
+/// room is accepted and committed.
+#[test]
+fn a_target_name_without_room_for_its_staging_names_is_refused() {
+    use stmech::io::output::SIBLING_SUFFIX_MAX;
+    let root = tempfile::tempdir().unwrap();
+    let too_long = root.path().join("a".repeat(255 - SIBLING_SUFFIX_MAX + 1));
+    for e in [
+        OutputDir::check_target(&too_long).unwrap_err(),
+        OutputDir::check_names(&too_long).unwrap_err(),
+        OutputDir::prepare(&too_long, false).unwrap_err(),
+    ] {
+        assert!(matches!(e, OutputError::NameTooLong { .. }), "{e}");
+        assert!(e.is_input());
+        let text = e.to_string();
+        assert!(
+            text.contains(&format!("at most {} bytes", 255 - SIBLING_SUFFIX_MAX))
+                && text.contains("--out DIR"),
+            "{text}"
+        );
+    }
+    assert_eq!(std::fs::read_dir(root.path()).unwrap().count(), 0);
+    let longest = root.path().join("b".repeat(255 - SIBLING_SUFFIX_MAX));
+    OutputDir::check_target(&longest).unwrap();
+    let dir = OutputDir::prepare(&longest, false).unwrap();
+    // the longest sibling name a run can create fits
+    let failed = format!(
+        "{}.failed.tmp-{}",
+        longest.file_name().unwrap().to_string_lossy(),
+        4_194_304
+    );
+    std::fs::create_dir(root.path().join(&failed)).unwrap();
+    std::fs::remove_dir(root.path().join(&failed)).unwrap();
+    write_result(&dir, "long");
+    dir.commit().unwrap();
+    assert_eq!(complete_result(&longest).as_deref(), Some("long"));
 }

@@ -6,7 +6,10 @@
 //! finite spline.
 //!
 //! The number of cases is `STMECH_FUZZ_CASES` (default 3000, a few seconds in CI); the issue's
-//! long run used 10⁵ (see `docs/verification.md`).
+//! long run used 10⁵ (see `docs/verification.md`). The cases are drawn from a fixed seed
+//! (`STMECH_TEST_SEED` overrides it; a failure prints it), so every run checks the same cases.
+
+mod seeded;
 
 use proptest::prelude::*;
 use stmech::io::beam_scenario::BeamScenario;
@@ -148,37 +151,47 @@ fn apply(text: &str, m: &Mutation) -> String {
 }
 
 fn cases() -> u32 {
-    std::env::var("STMECH_FUZZ_CASES")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(3000)
+    seeded::cases_from_env("STMECH_FUZZ_CASES", 3000)
 }
 
-proptest! {
-    #![proptest_config(ProptestConfig { cases: cases(), failure_persistence: None, ..ProptestConfig::default() })]
-
-    /// Mutated example scenarios never panic the parser/validator; errors carry a message.
-    #[test]
-    fn mutated_scenarios_never_panic(file in any::<usize>(), ms in prop::collection::vec(mutation(), 1..5)) {
-        let corpus = corpus();
-        let mut text = corpus[file % corpus.len()].clone();
-        for m in &ms {
-            text = apply(&text, m);
-        }
-        // every parser sees every input (the CLI picks one by the `problem` key; a mutation
-        // may change or delete that key)
-        let base = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-        let messages = [
-            Scenario::from_toml_str(&text, "fuzz.toml").err().map(|e| e.to_string()),
-            BeamScenario::from_toml_str(&text, "fuzz.toml").err().map(|e| e.to_string()),
-            InverseScenario::from_toml_str(&text, "fuzz.toml", base).err().map(|e| e.to_string()),
-            // what the CLI uses: all three, plus the pass loop that collects every problem
-            load_text(&text, "fuzz.toml", base).err().map(|e| e.to_string()),
-        ];
-        for msg in messages.into_iter().flatten() {
-            prop_assert!(!msg.trim().is_empty(), "empty error message");
-        }
-    }
+/// Mutated example scenarios never panic the parser/validator; errors carry a message.
+#[test]
+fn mutated_scenarios_never_panic() {
+    let corpus = corpus();
+    let strategy = (any::<usize>(), prop::collection::vec(mutation(), 1..5));
+    seeded::check(
+        "mutated_scenarios_never_panic",
+        cases(),
+        &strategy,
+        |(file, ms)| {
+            let mut text = corpus[file % corpus.len()].clone();
+            for m in &ms {
+                text = apply(&text, m);
+            }
+            // every parser sees every input (the CLI picks one by the `problem` key; a mutation
+            // may change or delete that key)
+            let base = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+            let messages = [
+                Scenario::from_toml_str(&text, "fuzz.toml")
+                    .err()
+                    .map(|e| e.to_string()),
+                BeamScenario::from_toml_str(&text, "fuzz.toml")
+                    .err()
+                    .map(|e| e.to_string()),
+                InverseScenario::from_toml_str(&text, "fuzz.toml", base)
+                    .err()
+                    .map(|e| e.to_string()),
+                // what the CLI uses: all three, plus the pass loop that collects every problem
+                load_text(&text, "fuzz.toml", base)
+                    .err()
+                    .map(|e| e.to_string()),
+            ];
+            for msg in messages.into_iter().flatten() {
+                prop_assert!(!msg.trim().is_empty(), "empty error message");
+            }
+            Ok(())
+        },
+    );
 }
 
 // ---------------------------------------------------------------------------------------
@@ -321,23 +334,33 @@ fn exercise(text: &str) -> Result<(), TestCaseError> {
     Ok(())
 }
 
-proptest! {
-    #![proptest_config(ProptestConfig { cases: cases(), failure_persistence: None, ..ProptestConfig::default() })]
+/// Mutated valid trajectory CSV files never panic the reader or its checks.
+#[test]
+fn mutated_trajectory_csv_never_panics() {
+    let corpus = csv_corpus();
+    let strategy = (any::<usize>(), prop::collection::vec(csv_mutation(), 1..6));
+    seeded::check(
+        "mutated_trajectory_csv_never_panics",
+        cases(),
+        &strategy,
+        |(file, ms)| {
+            let mut text = corpus[file % corpus.len()].clone();
+            for m in &ms {
+                text = apply_csv(&text, m);
+            }
+            exercise(&text)
+        },
+    );
+}
 
-    /// Mutated valid trajectory CSV files never panic the reader or its checks.
-    #[test]
-    fn mutated_trajectory_csv_never_panics(file in any::<usize>(), ms in prop::collection::vec(csv_mutation(), 1..6)) {
-        let corpus = csv_corpus();
-        let mut text = corpus[file % corpus.len()].clone();
-        for m in &ms {
-            text = apply_csv(&text, m);
-        }
-        exercise(&text)?;
-    }
-
-    /// Arbitrary bytes never panic the reader.
-    #[test]
-    fn arbitrary_bytes_as_trajectory_csv_never_panic(bytes in prop::collection::vec(any::<u8>(), 0..2000)) {
-        exercise(&String::from_utf8_lossy(&bytes))?;
-    }
+/// Arbitrary bytes never panic the reader.
+#[test]
+fn arbitrary_bytes_as_trajectory_csv_never_panic() {
+    let strategy = prop::collection::vec(any::<u8>(), 0..2000);
+    seeded::check(
+        "arbitrary_bytes_as_trajectory_csv_never_panic",
+        cases(),
+        &strategy,
+        |bytes| exercise(&String::from_utf8_lossy(&bytes)),
+    );
 }

@@ -4,8 +4,8 @@
 
 use super::files::replay_at;
 use super::{Rows, continuous};
+use crate::plots::OnPlot;
 use crate::plots::{Series, padded_range, register_font, space_curves_chart};
-use anyhow::Context;
 use plotters::element::DashedPathElement;
 use plotters::prelude::*;
 use std::path::Path;
@@ -43,7 +43,7 @@ fn panels_chart(path: &Path, panels: Vec<Panel<'_>>) -> anyhow::Result<()> {
     register_font()?;
     let width = 700 * panels.len() as u32;
     let root = BitMapBackend::new(path, (width, 560)).into_drawing_area();
-    root.fill(&WHITE)?;
+    root.fill(&WHITE).on(path)?;
     let areas = root.split_evenly((1, panels.len()));
     for (area, panel) in areas.iter().zip(panels) {
         let curves: Vec<DrawnCurve> = panel
@@ -64,25 +64,29 @@ fn panels_chart(path: &Path, panels: Vec<Panel<'_>>) -> anyhow::Result<()> {
             .margin(14)
             .x_label_area_size(45)
             .y_label_area_size(75)
-            .build_cartesian_2d(x0..x1, y0..y1)?;
+            .build_cartesian_2d(x0..x1, y0..y1)
+            .on(path)?;
         chart
             .configure_mesh()
             .x_desc("t [s]")
             .y_desc(panel.y_label)
             .light_line_style(WHITE.mix(0.0))
-            .draw()?;
+            .draw()
+            .on(path)?;
         for (label, color, dashed, pts) in curves {
             let style = color.stroke_width(2);
             if dashed {
                 chart
-                    .draw_series(DashedLineSeries::new(pts, 8, 6, style))?
+                    .draw_series(DashedLineSeries::new(pts, 8, 6, style))
+                    .on(path)?
                     .label(label)
                     .legend(move |(x, y)| {
                         DashedPathElement::new(vec![(x, y), (x + 24, y)], 8, 6, style)
                     });
             } else {
                 chart
-                    .draw_series(LineSeries::new(pts, style))?
+                    .draw_series(LineSeries::new(pts, style))
+                    .on(path)?
                     .label(label)
                     .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 24, y)], style));
             }
@@ -93,11 +97,10 @@ fn panels_chart(path: &Path, panels: Vec<Panel<'_>>) -> anyhow::Result<()> {
             .background_style(WHITE.mix(0.85))
             .border_style(BLACK.mix(0.4))
             .label_font(("sans-serif", 13))
-            .draw()?;
+            .draw()
+            .on(path)?;
     }
-    root.present()
-        .with_context(|| format!("writing {}", path.display()))?;
-    Ok(())
+    crate::plots::present(&root, path)
 }
 
 /// `actuation.png` and `arm.png` (`tip.png` follows the closed loop, on its thread).

@@ -3,13 +3,12 @@
 
 use super::{Rows, SpatialInverseScenario, VTK_FRAMES, angle_between, continuous, diff, norm};
 use crate::AppError;
-use anyhow::Context;
 use std::io::Write;
 use std::path::Path;
 use stmech::inverse::spatial::SpatialRun;
 use stmech::inverse::trajectory::pose::Pose;
-use stmech::io::output::OutputDir;
 use stmech::io::output::scene::equivalent_box;
+use stmech::io::output::{OutputDir, write_file};
 use stmech::io::vtk::SceneSnapshot;
 use stmech::math::rotation::quat_from_frame;
 use stmech::model::RigidBody;
@@ -41,56 +40,51 @@ pub(super) fn line(values: &[f64]) -> String {
     s
 }
 
-fn csv_writer(dir: &Path, name: &str) -> anyhow::Result<std::io::BufWriter<std::fs::File>> {
-    let path = dir.join(name);
-    Ok(std::io::BufWriter::new(
-        std::fs::File::create(&path).with_context(|| format!("creating {}", path.display()))?,
-    ))
-}
-
 /// `actuation.csv` and `base.csv`.
 pub(super) fn write_csvs(dir: &Path, rows: &Rows) -> anyhow::Result<()> {
-    let mut w = csv_writer(dir, "actuation.csv")?;
-    writeln!(
-        w,
-        "t,f_x,f_y,f_z,m_x,m_y,m_z,f_x_rigid,f_y_rigid,f_z_rigid,m_x_rigid,m_y_rigid,m_z_rigid"
-    )?;
-    for j in 0..rows.t.len() {
-        let (f, m, fr, mr) = (
-            rows.force[j],
-            rows.moment[j],
-            rows.rigid_force[j],
-            rows.rigid_moment[j],
-        );
-        let mut v = vec![rows.t[j]];
-        for x in [f, m, fr, mr] {
-            v.extend(x);
+    write_file(&dir.join("actuation.csv"), |w| {
+        writeln!(
+            w,
+            "t,f_x,f_y,f_z,m_x,m_y,m_z,f_x_rigid,f_y_rigid,f_z_rigid,m_x_rigid,m_y_rigid,m_z_rigid"
+        )?;
+        for j in 0..rows.t.len() {
+            let (f, m, fr, mr) = (
+                rows.force[j],
+                rows.moment[j],
+                rows.rigid_force[j],
+                rows.rigid_moment[j],
+            );
+            let mut v = vec![rows.t[j]];
+            for x in [f, m, fr, mr] {
+                v.extend(x);
+            }
+            writeln!(w, "{}", line(&v))?;
         }
-        writeln!(w, "{}", line(&v))?;
-    }
-    w.flush()?;
-    let mut w = csv_writer(dir, "base.csv")?;
-    writeln!(
-        w,
-        "t,x,y,z,qw,qx,qy,qz,psi_x,psi_y,psi_z,v_x,v_y,v_z,omega_x,omega_y,omega_z"
-    )?;
-    for j in 0..rows.t.len() {
-        let (x, q, p, v, o) = (
-            rows.base_position[j],
-            rows.base_quaternion[j],
-            rows.base_rotation[j],
-            rows.base_velocity[j],
-            rows.base_angular_velocity[j],
-        );
-        let mut row = vec![rows.t[j]];
-        row.extend(x);
-        row.extend(q);
-        row.extend(p);
-        row.extend(v);
-        row.extend(o);
-        writeln!(w, "{}", line(&row))?;
-    }
-    w.flush()?;
+        Ok(())
+    })?;
+    write_file(&dir.join("base.csv"), |w| {
+        writeln!(
+            w,
+            "t,x,y,z,qw,qx,qy,qz,psi_x,psi_y,psi_z,v_x,v_y,v_z,omega_x,omega_y,omega_z"
+        )?;
+        for j in 0..rows.t.len() {
+            let (x, q, p, v, o) = (
+                rows.base_position[j],
+                rows.base_quaternion[j],
+                rows.base_rotation[j],
+                rows.base_velocity[j],
+                rows.base_angular_velocity[j],
+            );
+            let mut row = vec![rows.t[j]];
+            row.extend(x);
+            row.extend(q);
+            row.extend(p);
+            row.extend(v);
+            row.extend(o);
+            writeln!(w, "{}", line(&row))?;
+        }
+        Ok(())
+    })?;
     Ok(())
 }
 
@@ -118,55 +112,56 @@ pub(super) fn write_tip_csv(
     rows: &Rows,
     replay: Option<&[(f64, Pose)]>,
 ) -> anyhow::Result<()> {
-    let mut w = csv_writer(dir, "tip.csv")?;
-    write!(
-        w,
-        "t,x_prescribed,y_prescribed,z_prescribed,qw_prescribed,qx_prescribed,qy_prescribed,\
-         qz_prescribed,x,y,z,qw,qx,qy,qz,position_error,angle_error"
-    )?;
-    // the replay's columns only when there is a replay (every cell a number: np.loadtxt reads
-    // the file either way)
-    let replay = replay.filter(|r| !r.is_empty());
-    if replay.is_some() {
+    write_file(&dir.join("tip.csv"), |w| {
         write!(
             w,
-            ",x_replay,y_replay,z_replay,qw_replay,qx_replay,qy_replay,qz_replay"
+            "t,x_prescribed,y_prescribed,z_prescribed,qw_prescribed,qx_prescribed,qy_prescribed,\
+         qz_prescribed,x,y,z,qw,qx,qy,qz,position_error,angle_error"
         )?;
-    }
-    writeln!(w)?;
-    let n = rows.t.len();
-    let (mut qp_prev, mut qr_prev) = (None, None);
-    for j in 0..n {
-        let (p, a) = (&rows.prescribed[j], &rows.achieved[j]);
-        let qp = continuous(quat_from_frame(&p.directors), qp_prev.as_ref());
-        let qa = continuous(quat_from_frame(&a.directors), Some(&qp));
-        qp_prev = Some(qp);
-        let (dp, da) = (
-            norm(&diff(&a.position, &p.position)),
-            angle_between(&a.directors, &p.directors),
-        );
-        let mut row = vec![rows.t[j]];
-        row.extend(p.position);
-        row.extend(qp);
-        row.extend(a.position);
-        row.extend(qa);
-        row.extend([dp, da]);
-        write!(w, "{}", line(&row))?;
-        match replay.and_then(|r| replay_at(r, j, rows.t[j], n)) {
-            Some(r) => {
-                let qr = continuous(
-                    quat_from_frame(&r.directors),
-                    qr_prev.as_ref().or(Some(&qp)),
-                );
-                qr_prev = Some(qr);
-                let mut row = r.position.to_vec();
-                row.extend(qr);
-                writeln!(w, ",{}", line(&row))?;
-            }
-            None => writeln!(w)?,
+        // the replay's columns only when there is a replay (every cell a number: np.loadtxt reads
+        // the file either way)
+        let replay = replay.filter(|r| !r.is_empty());
+        if replay.is_some() {
+            write!(
+                w,
+                ",x_replay,y_replay,z_replay,qw_replay,qx_replay,qy_replay,qz_replay"
+            )?;
         }
-    }
-    w.flush()?;
+        writeln!(w)?;
+        let n = rows.t.len();
+        let (mut qp_prev, mut qr_prev) = (None, None);
+        for j in 0..n {
+            let (p, a) = (&rows.prescribed[j], &rows.achieved[j]);
+            let qp = continuous(quat_from_frame(&p.directors), qp_prev.as_ref());
+            let qa = continuous(quat_from_frame(&a.directors), Some(&qp));
+            qp_prev = Some(qp);
+            let (dp, da) = (
+                norm(&diff(&a.position, &p.position)),
+                angle_between(&a.directors, &p.directors),
+            );
+            let mut row = vec![rows.t[j]];
+            row.extend(p.position);
+            row.extend(qp);
+            row.extend(a.position);
+            row.extend(qa);
+            row.extend([dp, da]);
+            write!(w, "{}", line(&row))?;
+            match replay.and_then(|r| replay_at(r, j, rows.t[j], n)) {
+                Some(r) => {
+                    let qr = continuous(
+                        quat_from_frame(&r.directors),
+                        qr_prev.as_ref().or(Some(&qp)),
+                    );
+                    qr_prev = Some(qr);
+                    let mut row = r.position.to_vec();
+                    row.extend(qr);
+                    writeln!(w, ",{}", line(&row))?;
+                }
+                None => writeln!(w)?,
+            }
+        }
+        Ok(())
+    })?;
     Ok(())
 }
 
@@ -240,7 +235,6 @@ pub(super) fn write_vtk(
         .filter(|j| j % stride == 0 || *j == n - 1)
         .map(|j| snapshot(s, run, j))
         .collect();
-    stmech::io::vtk::write_scene_series(dir.path(), "scene", &snaps)
-        .map_err(|e| AppError::io(dir.file("scene.pvd"), e))?;
+    stmech::io::vtk::write_scene_series(dir.path(), "scene", &snaps)?;
     Ok(())
 }

@@ -584,6 +584,10 @@ impl BeamScenario {
                     Some(d) => {
                         if !(d.end.is_finite() && d.end > 0.0) {
                             issues.push("dynamic.end", format!("must be > 0 s (got {})", d.end));
+                        } else if let Some((field, message)) =
+                            crate::io::scenario::time_interval(0.0, d.end, ["0", "dynamic.end"])
+                        {
+                            issues.push(field, message);
                         }
                         if !(d.step.is_finite() && d.step > 0.0) {
                             issues.push("dynamic.step", format!("must be > 0 s (got {})", d.step));

@@ -4,6 +4,7 @@
 //! listing the snapshots with their times. Every file is written to `<name>.tmp` and renamed,
 //! so a reader never sees a half-written file.
 
+use crate::io::output::{OutputError, io_err};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -22,13 +23,19 @@ pub struct BeamSnapshot {
     pub resultants: Vec<[f64; 3]>,
 }
 
-/// Writes `text` to `path` atomically (temp file in the same directory, then rename).
-pub fn write_atomic(path: &Path, text: &str) -> std::io::Result<()> {
+/// Writes `text` to `path` atomically (temp file in the same directory, then rename). An
+/// error names the file ([`OutputError::Io`]); the temporary file is removed.
+pub fn write_atomic(path: &Path, text: &str) -> Result<(), OutputError> {
     let mut tmp = path.as_os_str().to_owned();
     tmp.push(".tmp");
     let tmp = PathBuf::from(tmp);
-    std::fs::write(&tmp, text)?;
-    std::fs::rename(&tmp, path)
+    let written = std::fs::write(&tmp, text)
+        .map_err(io_err("write", path))
+        .and_then(|()| std::fs::rename(&tmp, path).map_err(io_err("write", path)));
+    if written.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    written
 }
 
 /// The `.vtu` text of a snapshot.
@@ -122,7 +129,11 @@ pub fn pvd_string(entries: &[(f64, String)]) -> String {
 
 /// Writes `<stem>_NNNN.vtu` for every snapshot and `<stem>.pvd` into `dir`; returns the `.pvd`
 /// path.
-pub fn write_series(dir: &Path, stem: &str, snaps: &[BeamSnapshot]) -> std::io::Result<PathBuf> {
+pub fn write_series(
+    dir: &Path,
+    stem: &str,
+    snaps: &[BeamSnapshot],
+) -> Result<PathBuf, OutputError> {
     let mut entries = Vec::with_capacity(snaps.len());
     for (k, snap) in snaps.iter().enumerate() {
         let name = format!("{stem}_{k:04}.vtu");
@@ -238,7 +249,7 @@ pub fn write_scene_series(
     dir: &Path,
     stem: &str,
     snaps: &[SceneSnapshot],
-) -> std::io::Result<Vec<String>> {
+) -> Result<Vec<String>, OutputError> {
     let mut entries = Vec::with_capacity(snaps.len());
     let mut files = Vec::with_capacity(snaps.len() + 1);
     for (k, snap) in snaps.iter().enumerate() {

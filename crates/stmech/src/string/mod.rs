@@ -29,7 +29,7 @@ pub mod point_law;
 pub mod space_time;
 pub mod statics;
 
-pub use point_law::{Compression, StringPointLaw};
+pub use point_law::{Compression, StringPointLaw, stretch_minus_one};
 
 use crate::error::InputError;
 use crate::inverse::body::InverseBody;

@@ -74,7 +74,7 @@ use super::element::ElementError;
 use super::solver::{BeamModel, TipLaw};
 use super::trajectory::TipTrajectory;
 use crate::beam::section::ConstitutiveLaw;
-use crate::string::StringModel;
+use crate::string::{StringModel, stretch_minus_one};
 
 pub mod free_end;
 
@@ -169,6 +169,17 @@ pub trait CharacteristicBody<const N: usize>: InverseBody<N> {
     /// `Q` are evaluated (the midpoint rule). Default: `½(P + Q)`.
     fn segment_state(&self, foot: &State<N>, node: &State<N>) -> State<N> {
         State::from_fn(|c| 0.5 * (foot.get(c) + node.get(c)))
+    }
+    /// The predictor of a node from the previous line: `prev + (new_below − prev_below)`, the
+    /// state at `(s_i, t_j)` plus the increment along the rope at the time node below.
+    /// Default: componentwise.
+    fn extrapolate(
+        &self,
+        prev: &State<N>,
+        new_below: &State<N>,
+        prev_below: &State<N>,
+    ) -> State<N> {
+        State::from_fn(|c| prev.get(c) + new_below.get(c) - prev_below.get(c))
     }
     /// Whether a node's first feet use the speeds of [`Self::segment_state`] between the state
     /// at `(s_i, t_j)` and the predictor (`true`) or the speeds at the predictor (default).
@@ -349,11 +360,13 @@ impl CharacteristicBody<3> for StringModel {
     fn characteristics(&self, q: &State<3>) -> Result<Characteristics<3>, ElementError> {
         let p = q.p;
         let nu = dot(p, p).sqrt();
-        if !(nu.is_finite() && nu > 1.0) {
-            return Err(ElementError::Slack { nu });
+        // the strain without cancellation: a nearly inextensible rope is taut by 1e-7
+        let strain = stretch_minus_one(p);
+        if !(nu.is_finite() && strain > 0.0) {
+            return Err(ElementError::Slack { nu: 1.0 + strain });
         }
         let t = p.map(|c| c / nu);
-        let n = self.ea * (nu - 1.0);
+        let n = self.ea * strain;
         let (n1, n2) = normal_pair(t);
         let ra = self.rho_a.sqrt();
         Ok(Characteristics {
@@ -371,7 +384,7 @@ impl CharacteristicBody<3> for StringModel {
     fn actuation(&self, q: &State<3>) -> [f64; 3] {
         let p = q.p;
         let nu = dot(p, p).sqrt();
-        let n = self.ea * (nu - 1.0);
+        let n = self.ea * stretch_minus_one(p);
         p.map(|c| -n * c / nu)
     }
 
@@ -381,9 +394,32 @@ impl CharacteristicBody<3> for StringModel {
         free_end::graded_lines(self, s_lo, s_hi, hs)
     }
 
-    /// [`free_end::segment_state`]: without a payload the mean stretch, else `½(P + Q)`.
+    /// [`free_end::segment_state`]: `½(P + Q)` with the mean stretch.
     fn segment_state(&self, foot: &State<3>, node: &State<3>) -> State<3> {
         free_end::segment_state(self, foot, node)
+    }
+
+    /// The componentwise predictor with the strain extrapolated from the states' own strains
+    /// ([`stretch_minus_one`]): the componentwise sum of three near-unit tangents turning
+    /// along and across the rope loses their angles' products from its length, more than the
+    /// whole strain of a nearly inextensible rope.
+    fn extrapolate(
+        &self,
+        prev: &State<3>,
+        new_below: &State<3>,
+        prev_below: &State<3>,
+    ) -> State<3> {
+        let mut q = State::from_fn(|c| prev.get(c) + new_below.get(c) - prev_below.get(c));
+        let m = dot(q.p, q.p).sqrt();
+        if m > 0.0 {
+            let strain = stretch_minus_one(prev.p) + stretch_minus_one(new_below.p)
+                - stretch_minus_one(prev_below.p);
+            let f = (1.0 + strain) / m;
+            for c in 0..3 {
+                q.p[c] *= f;
+            }
+        }
+        q
     }
 
     /// Without a payload (near the free end the predictor's own speed can be far from the

@@ -50,9 +50,7 @@ pub(super) fn march_line<B: CharacteristicBody<N>, const N: usize>(
         let guess: State<N> = match j {
             0 if body.characteristics(prev).is_err() => body.rest_state(s_new),
             0 => *prev,
-            _ => {
-                State::from_fn(|c| prev.get(c) + new_line[j - 1].get(c) - view.states[j - 1].get(c))
-            }
+            _ => body.extrapolate(prev, &new_line[j - 1], &view.states[j - 1]),
         };
         match march_node(body, view, prev, guess, t_of(j), h, settings) {
             Ok(NodeResult::Done(q, its, range)) => {

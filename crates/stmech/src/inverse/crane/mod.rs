@@ -68,8 +68,8 @@ use super::methods::InverseMethod;
 use super::solver::{InverseError, NewtonSettings, SpaceTimeMesh, SpaceTimeSolution};
 use super::trajectory::TipTrajectory;
 use crate::error::InputError;
-use crate::string::StringModel;
 use crate::string::dynamics::StringStepError;
+use crate::string::{StringModel, stretch_minus_one};
 
 /// A crane problem that cannot be solved as given.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -318,18 +318,20 @@ fn prepare(
     Ok((model, report))
 }
 
-/// Smallest element stretch `|x_{e+1} − x_e|/hs` over the grid, its element and time.
-fn min_stretch(solution: &SpaceTimeSolution<StringModel>) -> (f64, usize, f64) {
+/// Smallest element stretch `|x_{e+1} − x_e|/hs` over the grid, its element and time, and its
+/// strain `ν − 1` without cancellation ([`stretch_minus_one`]: a nearly inextensible rope is
+/// taut by 10⁻⁷).
+fn min_stretch(solution: &SpaceTimeSolution<StringModel>) -> (f64, usize, f64, f64) {
     let mesh = solution.mesh;
     let hs = solution.beam.length / mesh.elements_s as f64;
-    let mut min = (f64::INFINITY, 0, 0.0);
+    let mut min = (f64::INFINITY, 0, 0.0, f64::INFINITY);
     for j in 0..solution.t.len() {
         for e in 0..mesh.elements_s {
             let (a, b) = (solution.x_at(e, j), solution.x_at(e + 1, j));
             let d = [0, 1, 2].map(|c| (b[c] - a[c]) / hs);
-            let nu = dot(d, d).sqrt();
-            if nu < min.0 {
-                min = (nu, e, solution.t[j]);
+            let strain = stretch_minus_one(d);
+            if !(strain >= min.3) {
+                min = (dot(d, d).sqrt(), e, solution.t[j], strain);
             }
         }
     }
@@ -345,7 +347,7 @@ fn finish(
     march: Option<MarchReport>,
 ) -> Result<CraneSolution, CraneError> {
     let min = min_stretch(&solution);
-    if min.0 <= 1.0 {
+    if !(min.3 > 0.0) {
         return Err(CraneError::SlackSolution {
             nu: min.0,
             element: min.1,

@@ -213,7 +213,8 @@ impl CraneScenario {
         let mut issues: Vec<InputError> = Vec::new();
         let mut input_files = Vec::new();
         let (t0, t1) = (raw.time.start, raw.time.end);
-        let time_ok = t0.is_finite() && t1.is_finite() && t1 > t0;
+        let interval = crate::io::scenario::time_interval(t0, t1, ["time.start", "time.end"]);
+        let time_ok = t0.is_finite() && t1.is_finite() && t1 > t0 && interval.is_none();
         // sampled payload data: read first, it gives the start
         let sampled = match &raw.trajectory {
             RawPath::Line { .. } => None,
@@ -318,7 +319,9 @@ impl CraneScenario {
             });
         }
         // time
-        if !time_ok {
+        if let Some((field, message)) = interval {
+            issues.push(problem(field, message));
+        } else if !time_ok {
             issues.push(problem(
                 "time.end",
                 format!("must be finite and greater than time.start = {t0} s, got {t1} s"),

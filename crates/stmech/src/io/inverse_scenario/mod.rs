@@ -313,12 +313,17 @@ impl InverseScenario {
         };
         // time
         let (t0, t1) = (raw.time.start, raw.time.end);
-        let time_ok = t0.is_finite() && t1.is_finite() && t1 > t0;
+        let mut time_ok = t0.is_finite() && t1.is_finite() && t1 > t0;
         if !time_ok {
             issues.push(problem(
                 "time.end",
                 format!("must be finite and greater than time.start = {t0} s, got {t1} s"),
             ));
+        } else if let Some((field, message)) =
+            crate::io::scenario::time_interval(t0, t1, ["time.start", "time.end"])
+        {
+            time_ok = false;
+            issues.push(problem(field, message));
         }
         // newton
         let newton = newton_settings(raw.newton.as_ref(), &mut issues);

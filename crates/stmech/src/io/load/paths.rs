@@ -120,6 +120,56 @@ pub(super) fn value_at(v: &Spanned<DeValue<'_>>, at: usize, path: &mut Vec<Seg>)
     }
 }
 
+/// Path of the key whose own span (the key itself, not its value) contains byte `at`: the
+/// key an "unknown field" error points at, also inside a dotted key (`q.r.s = 1`) or a table
+/// header (`[method.q.r]`), whose implicit tables all span the whole line.
+pub(super) fn key_at(table: &DeTable<'_>, at: usize, path: &mut Vec<Seg>) -> bool {
+    for (k, v) in table.iter() {
+        path.push(Seg::Key(k.get_ref().to_string()));
+        if k.span().contains(&at) || key_in(v, at, path) {
+            return true;
+        }
+        path.pop();
+    }
+    false
+}
+
+fn key_in(v: &Spanned<DeValue<'_>>, at: usize, path: &mut Vec<Seg>) -> bool {
+    match v.get_ref() {
+        DeValue::Table(t) => key_at(t, at, path),
+        DeValue::Array(a) => {
+            for (i, e) in a.iter().enumerate() {
+                path.push(Seg::Index(i));
+                if key_in(e, at, path) {
+                    return true;
+                }
+                path.pop();
+            }
+            false
+        }
+        _ => false,
+    }
+}
+
+/// The value at `path` in the document, if it is there.
+pub(super) fn value_of<'a, 'b>(
+    root: &'a DeTable<'b>,
+    path: &[Seg],
+) -> Option<&'a Spanned<DeValue<'b>>> {
+    let (Seg::Key(first), rest) = path.split_first()? else {
+        return None;
+    };
+    let mut value = root.get(first.as_str())?;
+    for seg in rest {
+        value = match (seg, value.get_ref()) {
+            (Seg::Key(k), DeValue::Table(t)) => t.get(k.as_str())?,
+            (Seg::Index(i), DeValue::Array(a)) => a.get(*i)?,
+            _ => return None,
+        };
+    }
+    Some(value)
+}
+
 /// Removes the key at `path` from `doc`; whether it was there.
 pub(super) fn remove_key(doc: &mut toml::Table, path: &[Seg]) -> bool {
     match path {

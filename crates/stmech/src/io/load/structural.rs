@@ -1,7 +1,7 @@
 //! Structural (serde) errors of the typed parsers, resolved to the field path they are about.
 
-use super::paths::{Seg, entry_at};
-use toml::de::DeTable;
+use super::paths::{Seg, entry_at, key_at, value_of};
+use toml::de::{DeTable, DeValue};
 
 /// A structural (serde) error, resolved to a field path.
 pub(super) struct Structural {
@@ -22,7 +22,7 @@ pub(super) fn structural(text: &str, e: &toml::de::Error) -> Option<Structural> 
     let root = DeTable::parse(text).ok()?;
     let span = e.span()?;
     let message = e.message();
-    let (mut path, value_is_table) = if span.is_empty() {
+    let (mut path, mut value_is_table) = if span.is_empty() {
         (Vec::new(), true) // the document itself
     } else {
         let mut path = Vec::new();
@@ -33,7 +33,14 @@ pub(super) fn structural(text: &str, e: &toml::de::Error) -> Option<Structural> 
         |path: &[Seg], name: &str| matches!(path.last(), Some(Seg::Key(k)) if k == name);
     if message.starts_with("unknown field") {
         let name = quoted(message)?;
-        if !name_last(&path, name) {
+        // the error points at the key itself: its path, however deep the dotted key or the
+        // table header that holds it (the deepest entry around it would be the last table of
+        // `q.r.s.t = 1`, not `q`)
+        let mut own = Vec::new();
+        if !span.is_empty() && key_at(root.get_ref(), span.start, &mut own) && name_last(&own, name)
+        {
+            path = own;
+        } else if !name_last(&path, name) {
             path.push(Seg::Key(name.to_owned()));
         }
         let (_, expected) = message.split_once(", ").unwrap_or((message, ""));
@@ -62,6 +69,17 @@ pub(super) fn structural(text: &str, e: &toml::de::Error) -> Option<Structural> 
             remove: None,
         });
     }
+    // An internally tagged table (`kind = …`) reports a wrong field at the table: a date-time
+    // in it (serde calls it "map" too) is the field meant.
+    if message.starts_with("invalid type: map")
+        && let Some(DeValue::Table(t)) = value_of(root.get_ref(), &path).map(|v| v.get_ref())
+        && let Some((k, _)) = t
+            .iter()
+            .find(|(_, v)| matches!(v.get_ref(), DeValue::Datetime(_)))
+    {
+        path.push(Seg::Key(k.get_ref().to_string()));
+        value_is_table = false;
+    }
     // A wrong value: removable if the span is the value itself, not a table whose inner
     // field the message is about (internally tagged enums report their table).
     let own_value = !value_is_table || message.starts_with("invalid type: map");
@@ -79,6 +97,21 @@ pub(super) fn structural(text: &str, e: &toml::de::Error) -> Option<Structural> 
         key.pop();
     }
     // a count written as a float (`1e30`, `10.0`): say what a count must look like
+    // serde calls a TOML date-time and a table both "map": say which it is
+    let given = value_of(root.get_ref(), &path).map(|v| match v.get_ref() {
+        DeValue::Datetime(d) => format!("a date-time ({d})"),
+        _ => "a table".to_owned(),
+    });
+    let message = match (message.strip_prefix("invalid type: map, "), given) {
+        (Some(expected), Some(given)) => format!("invalid type: {given}, {expected}"),
+        _ => message.to_owned(),
+    };
+    // serde names the parser's own types ("expected struct RawBeamSection"): a table
+    let message = match message.split_once("expected struct ") {
+        Some((head, _)) => format!("{head}expected a table"),
+        None => message,
+    };
+    let message = message.as_str();
     let message = match message
         .strip_prefix("invalid type: floating point `")
         .and_then(|r| r.split_once('`'))

@@ -16,12 +16,15 @@
 //!    Without `--force`, even stmech's own result is kept ([`OutputError::Exists`]).
 //! 3. **Stage**: results are written to `<target>.tmp-<pid>`, marked by the file
 //!    [`INCOMPLETE_MARKER`] while it is written.
-//! 4. **Commit** ([`OutputDir::commit`], steps [`CommitStep`]): every file is flushed to disk,
-//!    the manifest written (itself atomically), the marker removed and the directory flushed;
-//!    then the staging directory is renamed to a new target, or swapped with the old result
-//!    in one atomic `renameat2(RENAME_EXCHANGE)` (Linux). At every instant the target path
-//!    holds the old complete result or the new complete one. The old result, now under the
-//!    staging name, is *retired*: marked incomplete, its manifest removed first, then deleted.
+//! 4. **Commit** ([`OutputDir::commit`], steps [`CommitStep`]): every file is flushed to disk
+//!    and the manifest written (itself atomically); then the staging directory, still marked,
+//!    is renamed to a new target, or swapped with the old result in one atomic
+//!    `renameat2(RENAME_EXCHANGE)` (Linux), and only then is the marker removed from the
+//!    target (from the swap on its manifest proves it complete; a marker left by a kill in
+//!    between is removed by the next run). At every instant the target path holds the old
+//!    complete result or the new complete one, and a staging name never holds the new result
+//!    unmarked. The old result, now under the staging name, is *retired*: marked incomplete,
+//!    its manifest removed first, then deleted.
 //!    Where the swap is not supported, two renames are used and the old result waits under
 //!    `<target>.old-<pid>` (complete, with its manifest) between them; the next run puts it
 //!    back if the process died in that instant.
@@ -45,7 +48,12 @@ pub const INCOMPLETE_MARKER: &str = "INCOMPLETE";
 
 const INCOMPLETE_TEXT: &str = "This directory holds the partial output of a stmech run that did not \
 finish (interrupted or still running), or an old result being deleted. It is not a result; \
-delete it (the next stmech run to the same output directory does).\n";
+delete it (the next stmech run to the same output directory does). Only if it also holds \
+.stmech-manifest.json and has the name of the output directory is it a complete result: the \
+run was stopped just after moving it into place, and the next run removes this file.\n";
+
+/// How every text of the [`INCOMPLETE_MARKER`] begins, this version's and earlier ones'.
+const INCOMPLETE_PREFIX: &str = "This directory holds the partial output of a stmech run";
 
 /// Largest manifest read (bytes): a manifest lists file names, a few kB.
 const MANIFEST_LIMIT: u64 = 16 << 20;
@@ -75,8 +83,28 @@ pub enum OutputError {
         /// What to do instead.
         remedy: &'static str,
     },
-    /// A file-system operation failed.
-    #[error("cannot {action} {}: {source}", path.display())]
+    /// The target's name leaves no room for the names of the directories stmech creates
+    /// beside it (`<name>.tmp-<pid>`, `<name>.failed.tmp-<pid>`, …).
+    #[error(
+        "refusing to use {} as the output directory: its name is {len} bytes long, and the \
+         directories stmech creates beside it while it writes (up to `<name>.failed.tmp-<pid>`, \
+         {SIBLING_SUFFIX_MAX} bytes more) would exceed the file system's limit of {limit} bytes \
+         per name; choose a name of at most {} bytes with --out DIR",
+        path.display(),
+        .limit.saturating_sub(SIBLING_SUFFIX_MAX)
+    )]
+    NameTooLong {
+        /// The resolved target.
+        path: PathBuf,
+        /// Length of its name (bytes).
+        len: usize,
+        /// The file system's limit on a name (bytes).
+        limit: usize,
+    },
+    /// A file-system operation failed. The message names the path, says what failed in
+    /// words (the system's text, never a debug dump) and, for a full disk, a quota or a
+    /// read-only file system, what to do.
+    #[error("cannot {action} {}: {source}{}", path.display(), io_remedy(source))]
     Io {
         /// What was attempted ("create directory", "write", "rename", ...).
         action: &'static str,
@@ -87,12 +115,31 @@ pub enum OutputError {
     },
 }
 
+/// What to do about an I/O error that the user can remedy (`""` for the others).
+pub(crate) fn io_remedy(e: &std::io::Error) -> &'static str {
+    use std::io::ErrorKind;
+    match e.kind() {
+        ErrorKind::StorageFull | ErrorKind::QuotaExceeded => {
+            "; the disk is full (or your quota is used up): free some space, or write the \
+             results to another disk with --out DIR"
+        }
+        ErrorKind::ReadOnlyFilesystem => {
+            "; the file system is read-only: write the results elsewhere with --out DIR"
+        }
+        ErrorKind::FileTooLarge => {
+            "; the file exceeds the file-size limit (ulimit -f) or the file system's largest \
+             file: raise the limit or write the results elsewhere with --out DIR"
+        }
+        _ => "",
+    }
+}
+
 impl OutputError {
     /// True for errors of the user's choice of path (exit code "invalid input").
     pub fn is_input(&self) -> bool {
         matches!(
             self,
-            Self::Exists(_) | Self::BadPath(_) | Self::Refused { .. }
+            Self::Exists(_) | Self::BadPath(_) | Self::Refused { .. } | Self::NameTooLong { .. }
         )
     }
 }
@@ -207,6 +254,28 @@ pub fn refuse_inputs(target: &Path, inputs: &[PathBuf]) -> Result<(), OutputErro
     Ok(())
 }
 
+/// Whether `path` is stmech's incomplete-marker file (its name and stmech's text).
+fn is_marker(path: &Path) -> bool {
+    std::fs::symlink_metadata(path).is_ok_and(|m| m.is_file() && m.len() <= 4096)
+        && std::fs::read(path).is_ok_and(|t| t.starts_with(INCOMPLETE_PREFIX.as_bytes()))
+}
+
+/// Whether `dir` is a directory that stmech is writing or deleting: a staging directory
+/// (`<target>.tmp-<pid>`, `.failed.tmp-<pid>`) or an old result being retired, both marked
+/// with the [`INCOMPLETE_MARKER`], or an old result waiting under `<target>.old-<pid>`
+/// between the two renames of the fall-back commit.
+fn is_staging(dir: &Path) -> bool {
+    if is_marker(&dir.join(INCOMPLETE_MARKER)) {
+        return true;
+    }
+    let old_name = dir
+        .file_name()
+        .and_then(|n| n.to_str())
+        .and_then(|n| n.rsplit_once(".old-"))
+        .is_some_and(|(_, pid)| !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit()));
+    old_name && dir.join(MANIFEST).is_file()
+}
+
 /// Why `dir` is not provably a result stmech wrote (`None`: it is).
 fn not_ours(dir: &Path) -> Option<String> {
     // An empty directory holds nothing to lose (e.g. made by `mkdir` for the results).
@@ -227,7 +296,9 @@ fn not_ours(dir: &Path) -> Option<String> {
             return Some("its entries cannot be listed".into());
         };
         let name = entry.file_name();
-        if name == MANIFEST {
+        // the marker beside a manifest: a complete result whose run was stopped between
+        // swapping it in and removing the marker (the manifest proves it complete)
+        if name == MANIFEST || (name == INCOMPLETE_MARKER && is_marker(&entry.path())) {
             continue;
         }
         let is_file = entry.file_type().is_ok_and(|t| t.is_file());
@@ -286,6 +357,18 @@ fn is_mount_point(_dir: &Path) -> bool {
 
 /// The safety checks of a resolved target (rule 2 of the module documentation).
 fn inspect(target: &Path) -> Result<TargetState, OutputError> {
+    if let Some(staging) = target.ancestors().skip(1).find(|d| is_staging(d)) {
+        return Err(refused(
+            target,
+            format!(
+                "it is inside {}, the unfinished staging directory of another stmech run \
+                 (marked {INCOMPLETE_MARKER}), which that run moves or deletes when it ends, and \
+                 the next run to its target deletes if it was killed",
+                staging.display()
+            ),
+            ELSEWHERE,
+        ));
+    }
     if let Ok(cwd) = std::env::current_dir().and_then(std::fs::canonicalize)
         && cwd.starts_with(target)
     {
@@ -331,6 +414,55 @@ fn inspect(target: &Path) -> Result<TargetState, OutputError> {
         return Err(refused(target, why, NOT_OURS));
     }
     Ok(TargetState::Exists)
+}
+
+/// The longest suffix stmech appends to a target's name for the directories it creates
+/// beside it: `.failed.tmp-<pid>` with a process id of up to 7 digits (Linux's largest,
+/// `PID_MAX_LIMIT` = 2²² = 4194304).
+pub const SIBLING_SUFFIX_MAX: usize = ".failed.tmp-".len() + 7;
+
+/// The longest name (bytes) the file system holding `dir` (or its nearest existing ancestor)
+/// accepts: `pathconf(_PC_NAME_MAX)`, 255 where it cannot tell.
+fn name_max(dir: &Path) -> usize {
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        let mut existing = Some(dir);
+        while let Some(d) = existing {
+            if d.exists() {
+                let Ok(c) = std::ffi::CString::new(d.as_os_str().as_bytes()) else {
+                    break;
+                };
+                // SAFETY: a valid NUL-terminated path that outlives the call.
+                let n = unsafe { libc::pathconf(c.as_ptr(), libc::_PC_NAME_MAX) };
+                if n > 0 {
+                    return n as usize;
+                }
+                break;
+            }
+            existing = d.parent();
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = dir;
+    255
+}
+
+/// Refuses a resolved target whose name, with the longest suffix stmech appends beside it
+/// ([`SIBLING_SUFFIX_MAX`]), would exceed the file system's limit on a name: the staging
+/// directory (or the `.failed` summary of a run that fails after solving) could not be
+/// created.
+fn names_fit(target: &Path) -> Result<(), OutputError> {
+    let len = target.file_name().map_or(0, |n| n.len());
+    let limit = target.parent().map_or(255, name_max);
+    if len + SIBLING_SUFFIX_MAX > limit {
+        return Err(OutputError::NameTooLong {
+            path: target.to_owned(),
+            len,
+            limit,
+        });
+    }
+    Ok(())
 }
 
 /// `<dir>/<name><suffix>` for the target `<dir>/<name>`.
@@ -382,6 +514,19 @@ fn retire(dir: &Path) -> Result<(), OutputError> {
     std::fs::remove_dir_all(dir).map_err(io_err("remove", dir))
 }
 
+/// Removes the incomplete marker from a complete result (one with a manifest) and flushes
+/// the directory.
+fn unmark(dir: &Path) -> Result<(), OutputError> {
+    let marker = dir.join(INCOMPLETE_MARKER);
+    match std::fs::remove_file(&marker) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+            return Err(io_err("remove", &marker)(e));
+        }
+        _ => {}
+    }
+    sync_dir(dir)
+}
+
 /// Cleans up what killed runs to `target` left beside it (rule 5).
 fn clean_leftovers(target: &Path) -> Result<(), OutputError> {
     let (Some(parent), Some(name)) = (target.parent(), target.file_name()) else {
@@ -412,6 +557,11 @@ fn clean_leftovers(target: &Path) -> Result<(), OutputError> {
         }
     }
     leftovers.sort();
+    // A run killed between swapping its result in and removing the marker: the manifest
+    // proves the result complete; the marker goes.
+    if is_marker(&target.join(INCOMPLETE_MARKER)) && read_manifest(&target.join(MANIFEST)).is_ok() {
+        unmark(target)?;
+    }
     for (kind, path) in leftovers {
         let marked = path.join(INCOMPLETE_MARKER).is_file();
         let complete = not_ours(&path).is_none();
@@ -478,14 +628,16 @@ fn exchange(a: &Path, b: &Path) -> Result<bool, std::io::Error> {
 pub enum CommitStep {
     /// Before anything: files are flushed to disk.
     Flush,
-    /// The manifest is written (to a temporary name, then renamed).
+    /// The manifest is written (to a temporary name, then renamed); the staging directory
+    /// keeps its incomplete marker.
     Manifest,
-    /// The incomplete marker is removed and the staging directory flushed.
-    Unmark,
     /// The staging directory takes the place of the target (rename or exchange).
     Swap,
     /// Fall-back commit only: between moving the old result away and renaming the new one in.
     BetweenRenames,
+    /// The result is at the target (its manifest proves it complete): the incomplete marker
+    /// is removed from it and the directory flushed.
+    Unmark,
     /// The old result (under the staging name) is being retired.
     Retire,
     /// A stale `<target>.failed` is removed; the parent directory is flushed.
@@ -497,9 +649,9 @@ impl CommitStep {
     pub const ALL: [CommitStep; 7] = [
         Self::Flush,
         Self::Manifest,
-        Self::Unmark,
         Self::Swap,
         Self::BetweenRenames,
+        Self::Unmark,
         Self::Retire,
         Self::Finish,
     ];
@@ -550,6 +702,7 @@ impl OutputDir {
     /// once, since permission bits do not tell, e.g. for root or ACLs).
     pub fn check_target(target: &Path) -> Result<TargetState, OutputError> {
         let target = resolve(target)?;
+        names_fit(&target)?;
         let state = inspect(&target)?;
         let mut dir = target.as_path();
         let dir = loop {
@@ -576,12 +729,21 @@ impl OutputDir {
         Ok(state)
     }
 
+    /// Checks, without touching anything, that the names of the directories a run to
+    /// `target` creates beside it fit the file system's limit (what `stmech check` tests for
+    /// `compare`'s default directory; [`check_target`](Self::check_target) and
+    /// [`prepare`](Self::prepare) test it too).
+    pub fn check_names(target: &Path) -> Result<(), OutputError> {
+        names_fit(&resolve(target)?)
+    }
+
     /// Resolves and checks the target (see the module documentation) and creates the staging
     /// directory `<target>.tmp-<pid>` beside it. An existing result is an error unless
     /// `force`. Call this before solving so that a user does not wait for a result that
     /// cannot be saved.
     pub fn prepare(target: &Path, force: bool) -> Result<Self, OutputError> {
         let target = resolve(target)?;
+        names_fit(&target)?;
         // First, so that a result a killed run left aside is back in place when inspected.
         clean_leftovers(&target)?;
         if inspect(&target)? == TargetState::Exists && !force {
@@ -661,15 +823,16 @@ impl OutputDir {
 
     /// Flushes, writes the manifest and swaps the results in (module documentation, rule 4).
     /// Returns the target.
+    ///
+    /// The [`INCOMPLETE_MARKER`] stays in the staging directory until the result is at the
+    /// target, so that a directory under a staging name is never unmarked while it holds the
+    /// new result; from the swap on the manifest proves the result complete, and the marker
+    /// is removed from the target ([`CommitStep::Unmark`]).
     pub fn commit(mut self) -> Result<PathBuf, OutputError> {
         self.at(CommitStep::Flush)?;
         let files = flush_files(&self.staging)?;
         self.at(CommitStep::Manifest)?;
         write_manifest(&self.staging, &files)?;
-        self.at(CommitStep::Unmark)?;
-        let marker = self.staging.join(INCOMPLETE_MARKER);
-        std::fs::remove_file(&marker).map_err(io_err("remove", &marker))?;
-        sync_dir(&self.staging)?;
         // The target may have changed while we were solving.
         let state = inspect(&self.target)?;
         if state == TargetState::Exists && !self.force {
@@ -705,11 +868,14 @@ impl OutputDir {
             self.done = true;
             old_at = Some(old);
         }
+        // From here a failure leaves the new result at the target and deletes the old one.
+        self.retiring.clone_from(&old_at);
         if let Some(parent) = self.target.parent() {
             sync_dir(parent)?;
         }
+        self.at(CommitStep::Unmark)?;
+        unmark(&self.target)?;
         if let Some(old) = old_at {
-            self.retiring = Some(old.clone());
             self.at(CommitStep::Retire)?;
             retire(&old)?;
             self.retiring = None;

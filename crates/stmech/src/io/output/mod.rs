@@ -26,10 +26,10 @@ use std::path::Path;
 
 mod dir;
 pub mod scene;
-use dir::io_err;
+pub(crate) use dir::io_err;
 pub use dir::{
-    CommitStep, Fault, INCOMPLETE_MARKER, MANIFEST, OutputDir, OutputError, TargetState,
-    refuse_inputs, resolve,
+    CommitStep, Fault, INCOMPLETE_MARKER, MANIFEST, OutputDir, OutputError, SIBLING_SUFFIX_MAX,
+    TargetState, refuse_inputs, resolve,
 };
 
 /// Diagnostics of one time node, shared by the CSV, the summary and plots.
@@ -510,7 +510,28 @@ pub fn summary_failed(scenario: &Scenario, error: &SolveError, wall_seconds: f64
 pub fn write_json(path: &Path, value: &Value) -> Result<(), OutputError> {
     let mut text = serde_json::to_string_pretty(value).unwrap_or_else(|_| "null".to_owned());
     text.push('\n');
+    write_text(path, &text)
+}
+
+/// Writes `text` to the file `path`; an error names the file ([`OutputError::Io`]: a full
+/// disk reads "cannot write <path>: No space left on device (os error 28); the disk is full
+/// …").
+pub fn write_text(path: &Path, text: &str) -> Result<(), OutputError> {
     std::fs::write(path, text).map_err(io_err("write", path))
+}
+
+/// Creates the file `path` and writes it through a buffered writer that `fill` fills; the
+/// buffer is flushed at the end. Every I/O error (creating, writing, flushing) is an
+/// [`OutputError::Io`] that names the file.
+pub fn write_file(
+    path: &Path,
+    fill: impl FnOnce(&mut std::io::BufWriter<std::fs::File>) -> std::io::Result<()>,
+) -> Result<(), OutputError> {
+    let file = std::fs::File::create(path).map_err(io_err("create", path))?;
+    let mut w = std::io::BufWriter::new(file);
+    fill(&mut w)
+        .and_then(|()| w.flush())
+        .map_err(io_err("write", path))
 }
 
 #[cfg(test)]

@@ -26,6 +26,12 @@ pub(super) struct Frames {
     pub(super) beams: Vec<(String, usize, usize)>,
     /// Initial `(q, v)` of every frame (empty if a body or beam failed validation).
     pub(super) states: Vec<([f64; 12], [f64; 12])>,
+    /// Names of the `[[beams]]` entries that failed validation: their problems are reported
+    /// already, so a joint or load naming them (or their nodes) is not reported again.
+    broken: Vec<String>,
+    /// Whether a body or beam has an invalid (or, after a wrong type, a placeholder) name: a
+    /// name that matches nothing may be meant for it, and is not reported again.
+    misnamed: bool,
 }
 
 /// What a name in `body`, `body_a` or `body_b` refers to.
@@ -38,10 +44,14 @@ pub(super) enum Target {
 }
 
 impl Frames {
+    /// The frames of the validated `bodies` (named `body_names`, every `[[bodies]]` entry)
+    /// and `beams` (`None` where an entry failed validation; `beam_names` are the names of
+    /// every `[[beams]]` entry).
     pub(super) fn new(
         bodies: &[RigidBody],
         body_names: &[&str],
         beams: &[Option<BeamSpec>],
+        beam_names: &[&str],
     ) -> Self {
         let mut states: Vec<([f64; 12], [f64; 12])> = bodies
             .iter()
@@ -66,10 +76,19 @@ impl Frames {
         if !complete || states.len() != first {
             states.clear();
         }
+        let broken = beams
+            .iter()
+            .zip(beam_names)
+            .filter(|(spec, _)| spec.is_none())
+            .map(|(_, name)| (*name).to_owned())
+            .collect();
+        let misnamed = body_names.iter().chain(beam_names).any(|n| !valid_name(n));
         Self {
             bodies: body_names.iter().map(|s| (*s).to_owned()).collect(),
             beams: out,
             states,
+            broken,
+            misnamed,
         }
     }
 
@@ -79,7 +98,7 @@ impl Frames {
         if with_ground {
             k.push("ground".into());
         }
-        k.extend(self.bodies.iter().cloned());
+        k.extend(self.bodies.iter().filter(|n| valid_name(n)).cloned());
         for (name, _, _) in &self.beams {
             k.push(format!("{name}:start"));
             k.push(format!("{name}:end"));
@@ -91,8 +110,21 @@ impl Frames {
         }
     }
 
-    /// Resolves a name; the error says what is wrong and what would be right.
-    pub(super) fn lookup(&self, name: &str, whole_beam_ok: bool) -> Result<Target, String> {
+    /// Resolves a name; the error says what is wrong and what would be right. `Ok(None)`: the
+    /// name is that of a beam that failed validation (or may be that of a body or beam whose
+    /// own name is invalid), whose problem is reported already.
+    pub(super) fn lookup(&self, name: &str, whole_beam_ok: bool) -> Result<Option<Target>, String> {
+        self.resolve(name, whole_beam_ok).map(Some).or_else(|e| {
+            let beam = name.split_once(':').map_or(name, |(beam, _)| beam);
+            if self.broken.iter().any(|b| b == beam) || self.misnamed {
+                Ok(None)
+            } else {
+                Err(e)
+            }
+        })
+    }
+
+    fn resolve(&self, name: &str, whole_beam_ok: bool) -> Result<Target, String> {
         if name == "ground" {
             return Ok(Target::Frame(JointBody::Ground));
         }
@@ -131,6 +163,12 @@ impl Frames {
             "no body or beam named {name:?}; known names: {}",
             self.known(true)
         ))
+    }
+
+    /// Whether a body or beam has an invalid name (reported with it): a name that matches
+    /// nothing may be meant for it.
+    pub(super) fn misnamed(&self) -> bool {
+        self.misnamed
     }
 
     /// Initial `(q, v)` of a frame, if every part validated.

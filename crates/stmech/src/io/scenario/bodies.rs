@@ -247,14 +247,14 @@ pub(super) fn validate_loads(
             RawLoadKind::BodyForce | RawLoadKind::DistributedForce
         );
         let target = match frames.lookup(&l.body, whole_beam) {
-            Ok(Target::Frame(JointBody::Ground)) => {
+            Ok(Some(Target::Frame(JointBody::Ground))) => {
                 issues.push(
                     at("body"),
                     "a load on \"ground\" does nothing; name a body or beam",
                 );
                 None
             }
-            Ok(t) => Some(t),
+            Ok(t) => t,
             Err(m) => {
                 issues.push(at("body"), m);
                 None

@@ -40,7 +40,7 @@ use super::joints::validate_joints;
 use super::raw::{
     RawInverse, RawJointKind, RawPosePath, RawReferenceKind, RawRotationColumns, RawScenario,
 };
-use super::validate::{Issues, all_finite, time_resolution};
+use super::validate::{Issues, all_finite, time_interval, time_resolution};
 use crate::error::InputError;
 use crate::inverse::InverseMethod;
 use crate::inverse::solver::{InverseError, NewtonSettings, SpaceTimeMesh};
@@ -390,7 +390,7 @@ pub(super) fn validate(
         }
         Some(t) => {
             (t0, t1) = (t.start, t.end);
-            let ok = t0.is_finite() && t1.is_finite() && t1 > t0;
+            let mut ok = t0.is_finite() && t1.is_finite() && t1 > t0;
             if t0.is_finite() && t1.is_finite() && t1 <= t0 {
                 issues.push(
                     "time.end",
@@ -398,6 +398,10 @@ pub(super) fn validate(
                         "must be greater than time.start = {t0} s (got {t1} s); set end > start"
                     ),
                 );
+            } else if let Some((field, message)) = time_interval(t0, t1, ["time.start", "time.end"])
+            {
+                ok = false;
+                issues.push(field, message);
             }
             ok
         }
@@ -408,8 +412,25 @@ pub(super) fn validate(
     }
     let bodies = validate_bodies(&raw.bodies, issues);
     let names: Vec<&str> = raw.bodies.iter().map(|b| b.name.as_str()).collect();
+    let before_beams = issues.0.len();
     let beams = validate_beams(&raw.beams, &names, issues);
-    let frames = Frames::new(&bodies, &names, &beams);
+    if raw
+        .beams
+        .first()
+        .is_some_and(|b| b.reference.kind != RawReferenceKind::Straight)
+    {
+        // the arm must be straight (reported below): what a curved or noded reference would
+        // need besides is beside the point
+        let mut k = 0;
+        issues.0.retain(|e| {
+            k += 1;
+            k <= before_beams
+                || !matches!(e, InputError::Invalid { field, .. }
+                    if field.starts_with("beams[0].reference."))
+        });
+    }
+    let beam_names: Vec<&str> = raw.beams.iter().map(|b| b.name.as_str()).collect();
+    let frames = Frames::new(&bodies, &names, &beams, &beam_names);
     let _ = validate_joints(&raw.joints, &frames, t0, issues);
     let plots = raw.output.as_ref().and_then(|o| o.plots).unwrap_or(true);
     let newton = newton_settings(&raw, issues);
@@ -562,6 +583,7 @@ pub(super) fn validate(
         .map(|(_, first, _)| JointBody::Body(*first));
     let body_frame = (n_bodies == 1).then_some(JointBody::Body(0));
     let mut welds = 0;
+    let mut unresolved_welds = 0;
     for (i, j) in raw.joints.iter().enumerate() {
         let at = |f: &str| format!("joints[{i}].{f}");
         if j.kind != RawJointKind::Rigid {
@@ -576,12 +598,16 @@ pub(super) fn validate(
             continue;
         }
         let look = |name: &str| match frames.lookup(name, false) {
-            Ok(Target::Frame(f)) => Some(f),
+            Ok(Some(Target::Frame(f))) => Some(f),
             _ => None, // reported by the joint validation
         };
         let a = look(&j.body_a);
         let b = j.body_b.as_deref().and_then(look);
-        let (Some(a), Some(b)) = (a, b) else { continue };
+        let (Some(a), Some(b)) = (a, b) else {
+            // a weld whose names are wrong (reported by the joint validation) is still a weld
+            unresolved_welds += 1;
+            continue;
+        };
         let is_weld = matches!(
             (end_frame, body_frame),
             (Some(e), Some(f)) if (a, b) == (e, f) || (a, b) == (f, e)
@@ -630,6 +656,8 @@ pub(super) fn validate(
     if let Some(rb) = raw.bodies.first()
         && n_bodies == 1
         && welds == 0
+        && unresolved_welds == 0
+        && beams.first().is_some_and(Option::is_some)
     {
         body_ok = false;
         issues.push(
@@ -684,7 +712,7 @@ pub(super) fn validate(
     let tracked = inv.track.clone().unwrap_or(default_track);
     let body_name = raw.bodies.first().map(|b| b.name.as_str());
     let tracks_body = Some(tracked.as_str()) == body_name;
-    if !(tracks_body || tracked == end_name) {
+    if !(tracks_body || tracked == end_name || frames.misnamed()) {
         issues.push(
             "inverse.track",
             format!(

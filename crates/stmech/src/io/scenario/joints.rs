@@ -7,11 +7,33 @@ use super::validate::{Issues, all_finite};
 use crate::math::{Vec3, norm};
 use crate::model::{Constraint, Distance, JointBody, Prescribed, Revolute, Rigid, Spherical};
 
-/// Largest `|Φ(q_0, t_0)|` accepted for a joint (m or m², as the constraint).
+/// Largest `|Φ(q_0, t_0)|` accepted for a joint, relative to the size of the terms that make
+/// up each of its equations ([`joint_scales`]): `|Φ_e| ≤ 10⁻¹⁰ Σ_l |G_el| q̂_l`. Relative, so
+/// that the check does not depend on the units (a model in millimetres holds its joints to the
+/// same digits as one in metres) and a joint far from the origin or of a large model is not
+/// refused for the round-off of its own coordinates.
 pub const JOINT_CONSISTENCY_TOLERANCE: f64 = 1e-10;
 
+/// The size of the terms of each equation of a joint at `q` (in the units of its `Φ_e`):
+/// `s_e = Σ_l |G_el| q̂_l`, with `q̂_l = max(|q_l|, ℓ)` for a position coordinate and
+/// `max(|q_l|, 1)` for a director one, `ℓ` the model's characteristic length. The round-off
+/// of evaluating `Φ_e` is a small multiple of `ε s_e`; a joint that holds to `10⁻¹⁰ s_e`
+/// holds to ten significant digits of its own geometry.
+fn joint_scales(g: &[f64], q: &[f64], indices: &[usize], length: f64) -> Vec<f64> {
+    let n = indices.len();
+    let q_hat: Vec<f64> = indices
+        .iter()
+        .zip(q)
+        .map(|(&gi, x)| x.abs().max(if gi % 12 < 3 { length } else { 1.0 }))
+        .collect();
+    g.chunks(n.max(1))
+        .map(|row| row.iter().zip(&q_hat).map(|(a, b)| a.abs() * b).sum())
+        .collect()
+}
+
 /// Joints: named bodies, kind-specific fields, and consistency with the initial state
-/// (`|Φ(q_0, t_0)| < 1e-10`, `|G v_0 + ∂Φ/∂t| < 1e-8 (1 + |v_0|)`).
+/// (`|Φ_e(q_0, t_0)| ≤ 10⁻¹⁰ s_e` relative to the size of its terms ([`joint_scales`]),
+/// `|G v_0 + ∂Φ/∂t| < 1e-8 (1 + |v_0|)`).
 pub(super) fn validate_joints(
     raw: &[RawJoint],
     frames: &Frames,
@@ -24,6 +46,23 @@ pub(super) fn validate_joints(
         .map(String::as_str)
         .chain(frames.beams.iter().map(|(n, _, _)| n.as_str()))
         .collect();
+    // the model's characteristic length: its frames' positions and the joints' points and
+    // rod lengths (1 where all are 0: a model of points at the origin, whose Φ is exact)
+    let model_length = frames
+        .states
+        .iter()
+        .map(|(q, _)| norm(&[q[0], q[1], q[2]]))
+        .chain(
+            raw.iter()
+                .flat_map(|j| [norm(&j.point_a), norm(&j.point_b), j.length.unwrap_or(0.0)]),
+        )
+        .filter(|x| x.is_finite())
+        .fold(0.0f64, f64::max);
+    let model_length = if model_length > 0.0 {
+        model_length
+    } else {
+        1.0
+    };
     let mut out: Vec<(String, Box<dyn Constraint>)> = Vec::with_capacity(raw.len());
     let mut labels: Vec<String> = Vec::new();
     for (i, j) in raw.iter().enumerate() {
@@ -31,8 +70,8 @@ pub(super) fn validate_joints(
         let before = issues.0.len();
         let lookup = |name: &str, field: &str, issues: &mut Issues| -> Option<JointBody> {
             match frames.lookup(name, false) {
-                Ok(Target::Frame(f)) => Some(f),
-                Ok(Target::Beam(_)) => None,
+                Ok(Some(Target::Frame(f))) => Some(f),
+                Ok(Some(Target::Beam(_)) | None) => None,
                 Err(m) => {
                     issues.push(at(field), m);
                     None
@@ -220,11 +259,13 @@ pub(super) fn validate_joints(
                 }
             }
         };
+        let mut rod_length = None;
         let c: Box<dyn Constraint> = match kind {
             RawJointKind::Spherical => Box::new(Spherical::new(a, j.point_a, b, j.point_b)),
             RawJointKind::Distance => {
                 let gap = crate::math::sub(&point(a, &j.point_a), &point(b, &j.point_b));
                 let length = j.length.unwrap_or_else(|| norm(&gap));
+                rod_length = Some(length);
                 if length <= 0.0 {
                     issues.push(
                         at("point_b"),
@@ -291,12 +332,20 @@ pub(super) fn validate_joints(
         let (mut phi_t, mut phi_tt) = (vec![0.0; ne], vec![0.0; ne]);
         c.eval(&q, &vec![0.0; ne], &mut phi, &mut g, None);
         c.add_time_terms(t_start, &mut phi, &mut phi_t, &mut phi_tt);
-        let worst = phi.iter().fold(0.0f64, |m, x| m.max(x.abs()));
+        let scales = joint_scales(&g, &q, &idx, model_length);
+        // the equation furthest from holding, relative to the size of its terms
+        let (worst, scale) = phi.iter().zip(&scales).map(|(p, s)| (p.abs(), *s)).fold(
+            (0.0f64, 1.0f64),
+            |(w, ws), (p, s)| {
+                if !(p * ws <= w * s) { (p, s) } else { (w, ws) }
+            },
+        );
+        let holds = |p: f64, s: f64| p <= JOINT_CONSISTENCY_TOLERANCE * s;
         let field = match kind {
             RawJointKind::Prescribed => "path",
             _ => "point_b",
         };
-        if worst > JOINT_CONSISTENCY_TOLERANCE || !worst.is_finite() {
+        if !holds(worst, scale) || !worst.is_finite() {
             let detail = match kind {
                 RawJointKind::Spherical | RawJointKind::Revolute => {
                     let (xa, xb) = (point(a, &j.point_a), point(b, &j.point_b));
@@ -307,12 +356,12 @@ pub(super) fn validate_joints(
                     )
                 }
                 RawJointKind::Distance => format!(
-                    "at t = {t_start} the points are {:.6} m apart, length is {}",
+                    "at t = {t_start} the points are {} m apart, but the rod's length is {} m",
                     norm(&crate::math::sub(
                         &point(a, &j.point_a),
                         &point(b, &j.point_b)
                     )),
-                    j.length.unwrap_or(0.0)
+                    rod_length.unwrap_or_default()
                 ),
                 RawJointKind::Rigid => "the rigid joint is built from the initial placement".into(),
                 RawJointKind::Prescribed => format!(
@@ -324,7 +373,8 @@ pub(super) fn validate_joints(
             let hint = if kind == RawJointKind::Revolute
                 && phi[..3]
                     .iter()
-                    .all(|x| x.abs() <= JOINT_CONSISTENCY_TOLERANCE)
+                    .zip(&scales)
+                    .all(|(p, s)| holds(p.abs(), *s))
             {
                 "the hinge axes axis_a and axis_b are not parallel in the initial configuration; \
                  fix the axes or the bodies' directors"
@@ -341,7 +391,9 @@ pub(super) fn validate_joints(
                 at(field),
                 format!(
                     "the {kind_name} joint is violated in the initial configuration: \
-                     |Φ| = {worst:.3e} > {JOINT_CONSISTENCY_TOLERANCE:e}; {hint}"
+                     |Φ| = {worst:.3e}, {:.1e} of the size {scale:.3e} of its terms (at most \
+                     {JOINT_CONSISTENCY_TOLERANCE:e} of it is round-off); {hint}",
+                    worst / scale
                 ),
             );
             continue;

@@ -32,7 +32,7 @@ pub use inverse::{
 };
 pub use joints::JOINT_CONSISTENCY_TOLERANCE;
 pub use validate::BeamInfo;
-pub(crate) use validate::{Issues, check_finite, time_resolution};
+pub(crate) use validate::{Issues, check_finite, time_interval, time_resolution};
 pub use validate::{MIN_RELATIVE_STEP, MIN_STEP};
 
 use crate::error::InputError;

@@ -140,8 +140,13 @@ pub(super) fn validate(raw: RawScenario, issues: &mut Issues) -> Option<Built> {
                 }
             }
         }
+        let interval = time_interval(t_start, t_end, ["time.start", "time.end"]);
         let duration = (t_start.is_finite() && t_end.is_finite() && t_end > t_start)
-            .then_some(t_end - t_start);
+            .then_some(t_end - t_start)
+            .filter(|_| interval.is_none());
+        if let Some((field, message)) = interval {
+            issues.push(field, message);
+        }
         match &raw.method {
             None => issues.push(
                 "method",
@@ -150,7 +155,9 @@ pub(super) fn validate(raw: RawScenario, issues: &mut Issues) -> Option<Built> {
             ),
             Some(m) => method = validate_method(m, duration, issues),
         }
-        if let Some(m) = &method {
+        if let Some(m) = &method
+            && duration.is_some()
+        {
             let node_spacing = match m {
                 Method::SpaceTime(p) => p.element_size(t_start, t_end) / p.order as f64,
                 Method::TimeStepping { step, .. } => *step,
@@ -170,7 +177,8 @@ pub(super) fn validate(raw: RawScenario, issues: &mut Issues) -> Option<Built> {
     }
     let names: Vec<&str> = raw.bodies.iter().map(|b| b.name.as_str()).collect();
     let mut beams = validate_beams(&raw.beams, &names, issues);
-    let frames = Frames::new(&bodies, &names, &beams);
+    let beam_names: Vec<&str> = raw.beams.iter().map(|b| b.name.as_str()).collect();
+    let frames = Frames::new(&bodies, &names, &beams, &beam_names);
     let (loads, beam_loads) = validate_loads(&raw.loads, &frames, issues);
     let joints = validate_joints(&raw.joints, &frames, t_start, issues);
     let plots = raw.output.and_then(|o| o.plots).unwrap_or(true);
@@ -315,6 +323,50 @@ pub const MIN_RELATIVE_STEP: f64 = 1e-12;
 /// Smallest time step accepted at all (s): below it powers and inverses of the step leave the
 /// range of `f64`.
 pub const MIN_STEP: f64 = 1e-150;
+
+/// A time interval `[t_start, t_end]` (finite, `t_end > t_start`) that no time grid can
+/// resolve, whatever its steps: shorter than [`MIN_STEP`] (a subnormal `time.end`), or lost in
+/// the round-off of the times themselves (below [`MIN_RELATIVE_STEP`] of their magnitude:
+/// `start = 1e20, end = 1e20 + 16384`). The field to blame (`end`: the end, `start`: the
+/// start, named as the caller's table has them) and the message, with the fix. Checked before
+/// everything that depends on the interval (meshes, the room for the actuation), which would
+/// otherwise fail in its place with numbers that say nothing. Shared by the scenario parsers.
+pub(crate) fn time_interval(
+    t_start: f64,
+    t_end: f64,
+    [start, end]: [&'static str; 2],
+) -> Option<(&'static str, String)> {
+    let scale = t_start.abs().max(t_end.abs());
+    if !(t_start.is_finite() && t_end.is_finite() && t_end > t_start) {
+        return None; // reported elsewhere
+    }
+    let duration = t_end - t_start;
+    if duration < MIN_STEP {
+        return Some((
+            end,
+            format!(
+                "the time interval {end} − {start} = {duration:e} s is too small to compute \
+                 with (the least is {MIN_STEP:e} s, and no time step can be shorter than the \
+                 interval); the times are in seconds: set {end} to the end of the simulated \
+                 time, e.g. {end} = {}",
+                t_start + 1.0
+            ),
+        ));
+    }
+    if duration < MIN_RELATIVE_STEP * scale {
+        return Some((
+            start,
+            format!(
+                "the time interval [{t_start:e}, {t_end:e}] s ({duration:e} s long) is lost in \
+                 the round-off of the times themselves (t ≈ {scale:.3e} s is only resolved to \
+                 {:.1e} s; a time step must be at least {MIN_RELATIVE_STEP:e} of the times): \
+                 shift the interval towards 0, e.g. {start} = 0 and {end} = {duration:e}",
+                scale * f64::EPSILON,
+            ),
+        ));
+    }
+    None
+}
 
 /// A time grid on `[t_start, t_end]` with nodes `spacing` apart that round-off cannot carry:
 /// the field to blame and the message. Shared by the scenario parsers.
