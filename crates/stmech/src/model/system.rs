@@ -119,6 +119,17 @@ pub trait ConstrainedSystem: Sync {
     /// Fills `out.gv` with `∂(G(q) v)/∂q` at `(q, v)` (the tangent of the velocity-level
     /// constraint `G(q) q̇ = 0`).
     fn eval_velocity_jacobian(&self, q: &[f64], v: &[f64], out: &mut PointEval);
+    /// The curvature terms `c_k = vᵀ (∂²Φ_k/∂q²) v` of every constraint equation `k` at
+    /// `(q, v)` into `out` (length `n_λ`): the part of `Φ̈ = G q̈ + c + ∂²Φ/∂t²` that the
+    /// consistent initial multiplier needs (`solve::consistent`).
+    ///
+    /// Default: [`curvatures_from_tangent`], which reads `∂²Φ_k/∂q²` off the tangent as
+    /// `K(e_k) − K(0)` and so evaluates the whole tangent once per equation (`O(n_λ n_q)`);
+    /// correct for every system whose `K` is affine in `λ`. [`MultibodySystem`] overrides it
+    /// with one pass over its constraints (`O(n_q)`).
+    fn constraint_curvatures(&self, t: f64, q: &[f64], v: &[f64], out: &mut [f64]) {
+        curvatures_from_tangent(self, t, q, v, out);
+    }
     /// Times at which applied loads are discontinuous (for exact quadrature).
     fn breakpoints(&self) -> Vec<f64>;
     /// Potential energy of the conservative loads and the stored energy of the strain
@@ -155,6 +166,40 @@ pub trait ConstrainedSystem: Sync {
             }
         }
         l
+    }
+}
+
+/// The curvature terms `vᵀ (∂²Φ_k/∂q²) v` of every constraint equation `k` from the tangent:
+/// `K = ∂(Gᵀλ − f)/∂q` is affine in `λ`, so `K(e_k) − K(0) = ∂²Φ_k/∂q²` (the applied and elastic
+/// forces cancel). Costs `n_λ + 1` evaluations of the whole tangent: the generic default of
+/// [`ConstrainedSystem::constraint_curvatures`], and the reference its overrides are tested
+/// against (`tests/constraint_curvatures.rs`).
+pub fn curvatures_from_tangent<S: ConstrainedSystem + ?Sized>(
+    sys: &S,
+    t: f64,
+    q: &[f64],
+    v: &[f64],
+    out: &mut [f64],
+) {
+    let nl = sys.n_lambda();
+    assert_eq!(out.len(), nl, "one curvature term per constraint equation");
+    if nl == 0 {
+        return;
+    }
+    let mut ev = sys.new_point_eval();
+    let mut unit = vec![0.0; nl];
+    sys.eval(t, q, &unit, &mut ev, true);
+    let k0 = ev.k.clone();
+    for k in 0..nl {
+        unit[k] = 1.0;
+        sys.eval(t, q, &unit, &mut ev, true);
+        unit[k] = 0.0;
+        out[k] = sys
+            .k_pattern()
+            .iter()
+            .zip(ev.k.iter().zip(&k0))
+            .map(|(&(i, j), (a, b))| v[i] * (a - b) * v[j])
+            .sum::<f64>();
     }
 }
 
@@ -800,6 +845,30 @@ impl ConstrainedSystem for MultibodySystem {
             c.velocity_jacobian(&q_loc[..n], &v_loc[..n], gv);
             for (e, &pos) in gmap.iter().enumerate() {
                 out.gv[pos] += gv[e];
+            }
+        }
+    }
+
+    /// One pass over the constraints: row `e` of a constraint's
+    /// [`velocity_jacobian`](Constraint::velocity_jacobian) is `vᵀ ∂²Φ_e/∂q²`, so its product
+    /// with `v` is the curvature term (no tangent, no strain elements: `O(n_q)`).
+    fn constraint_curvatures(&self, _t: f64, q: &[f64], v: &[f64], out: &mut [f64]) {
+        assert_eq!(out.len(), self.n_lambda, "one curvature term per equation");
+        let m = self.max_local;
+        let (mut q_loc, mut v_loc) = (vec![0.0; m], vec![0.0; m]);
+        let mut gv = Vec::new();
+        for (c, &off) in self.constraints.iter().zip(&self.lambda_offsets) {
+            let idx = c.indices();
+            let (n, ne) = (idx.len(), c.n_eq());
+            for (a, &i) in idx.iter().enumerate() {
+                q_loc[a] = q[i];
+                v_loc[a] = v[i];
+            }
+            gv.clear();
+            gv.resize(ne * n, 0.0);
+            c.velocity_jacobian(&q_loc[..n], &v_loc[..n], &mut gv);
+            for (e, row) in gv.chunks_exact(n).enumerate() {
+                out[off + e] = row.iter().zip(&v_loc[..n]).map(|(g, x)| g * x).sum();
             }
         }
     }
