@@ -55,7 +55,7 @@ pub fn consistent_multiplier<S: ConstrainedSystem + ?Sized>(
         values[pattern.position(j, nq + e)] += val;
         values[pattern.position(nq + e, j)] += val;
     }
-    let mut lu = crate::solve::linear::LinearSolver::for_pattern(pattern).ok()?;
+    let mut lu = crate::solve::linear::LinearSolver::for_pattern_once(pattern).ok()?;
     lu.factorize(&values).ok()?;
     lu.solve_in_place(&mut rhs);
     let lam = rhs[nq..].to_vec();
