@@ -44,19 +44,19 @@ impl CscPattern {
         n: usize,
         entries: impl Fn() -> I,
     ) -> Self {
+        // internal iteration (`for_each`): the callers' chains of `flat_map`s fold much faster
+        // than they step through `next`
         let mut counts = vec![0usize; n + 1];
-        for (_, c) in entries() {
-            counts[c + 1] += 1;
-        }
+        entries().for_each(|(_, c)| counts[c + 1] += 1);
         for c in 0..n {
             counts[c + 1] += counts[c];
         }
         let mut fill = counts.clone();
         let mut rows = vec![0usize; counts[n]];
-        for (r, c) in entries() {
+        entries().for_each(|(r, c)| {
             rows[fill[c]] = r;
             fill[c] += 1;
-        }
+        });
         // sort + dedup each column, compacting in place
         let mut col_ptr = vec![0usize; n + 1];
         let mut out = 0;
@@ -109,6 +109,41 @@ impl CscPattern {
         s + self.row_idx[s..e]
             .binary_search(&row)
             .expect("entry must be in the sparsity pattern")
+    }
+
+    /// Positions of the dense block `rows × cols`: `put(e, position)` for its entries
+    /// `e = a · cols.len() + b` (row-major). One walk down each column along the block's sorted
+    /// rows instead of a binary search per entry (a beam element's 36 × 36 block: about 3×
+    /// fewer steps). `order` is scratch (the rows' sorted order).
+    ///
+    /// # Panics
+    /// If an entry is not in the pattern.
+    pub fn block_positions(
+        &self,
+        rows: &[usize],
+        cols: &[usize],
+        order: &mut Vec<usize>,
+        mut put: impl FnMut(usize, usize),
+    ) {
+        order.clear();
+        order.extend(0..rows.len());
+        order.sort_unstable_by_key(|&a| rows[a]);
+        let n = cols.len();
+        for (b, &col) in cols.iter().enumerate() {
+            let (s, e) = (self.col_ptr[col], self.col_ptr[col + 1]);
+            let mut k = s;
+            for &a in order.iter() {
+                let row = rows[a];
+                while k < e && self.row_idx[k] < row {
+                    k += 1;
+                }
+                assert!(
+                    k < e && self.row_idx[k] == row,
+                    "entry must be in the sparsity pattern"
+                );
+                put(a * n + b, k);
+            }
+        }
     }
 }
 

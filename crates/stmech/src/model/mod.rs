@@ -15,4 +15,6 @@ pub use constraint::{
 pub use load::{Load, LoadKind, TimeFunction};
 pub use rigid_body::{MassProperties, RigidBody};
 pub use strain::{StrainElement, StrainSlot};
-pub use system::{ConstrainedSystem, Deformable, MultibodySystem, NodalForces, PointEval};
+pub use system::{
+    ConstrainedSystem, Deformable, MultibodySystem, NodalForces, PointEval, curvatures_from_tangent,
+};

@@ -15,7 +15,6 @@
 use crate::math::{Vec3, cross};
 use crate::model::strain::{StrainElement, StrainScratch, StrainSlot, add_elastic, elastic_energy};
 use crate::model::{Constraint, Load, LoadKind, Orthonormality, RigidBody, TimeFunction};
-use std::collections::BTreeSet;
 
 /// Values of the system at one time point, in the patterns of [`ConstrainedSystem`].
 #[derive(Clone, Debug)]
@@ -134,6 +133,17 @@ pub trait ConstrainedSystem: Sync {
     /// Fills `out.gv` with `∂(G(q) v)/∂q` at `(q, v)` (the tangent of the velocity-level
     /// constraint `G(q) q̇ = 0`).
     fn eval_velocity_jacobian(&self, q: &[f64], v: &[f64], out: &mut PointEval);
+    /// The curvature terms `c_k = vᵀ (∂²Φ_k/∂q²) v` of every constraint equation `k` at
+    /// `(q, v)` into `out` (length `n_λ`): the part of `Φ̈ = G q̈ + c + ∂²Φ/∂t²` that the
+    /// consistent initial multiplier needs (`solve::consistent`).
+    ///
+    /// Default: [`curvatures_from_tangent`], which reads `∂²Φ_k/∂q²` off the tangent as
+    /// `K(e_k) − K(0)` and so evaluates the whole tangent once per equation (`O(n_λ n_q)`);
+    /// correct for every system whose `K` is affine in `λ`. [`MultibodySystem`] overrides it
+    /// with one pass over its constraints (`O(n_q)`).
+    fn constraint_curvatures(&self, t: f64, q: &[f64], v: &[f64], out: &mut [f64]) {
+        curvatures_from_tangent(self, t, q, v, out);
+    }
     /// Times at which applied loads are discontinuous (for exact quadrature).
     fn breakpoints(&self) -> Vec<f64>;
     /// Potential energy of the conservative loads and the stored energy of the strain
@@ -170,6 +180,40 @@ pub trait ConstrainedSystem: Sync {
             }
         }
         l
+    }
+}
+
+/// The curvature terms `vᵀ (∂²Φ_k/∂q²) v` of every constraint equation `k` from the tangent:
+/// `K = ∂(Gᵀλ − f)/∂q` is affine in `λ`, so `K(e_k) − K(0) = ∂²Φ_k/∂q²` (the applied and elastic
+/// forces cancel). Costs `n_λ + 1` evaluations of the whole tangent: the generic default of
+/// [`ConstrainedSystem::constraint_curvatures`], and the reference its overrides are tested
+/// against (`tests/constraint_curvatures.rs`).
+pub fn curvatures_from_tangent<S: ConstrainedSystem + ?Sized>(
+    sys: &S,
+    t: f64,
+    q: &[f64],
+    v: &[f64],
+    out: &mut [f64],
+) {
+    let nl = sys.n_lambda();
+    assert_eq!(out.len(), nl, "one curvature term per constraint equation");
+    if nl == 0 {
+        return;
+    }
+    let mut ev = sys.new_point_eval();
+    let mut unit = vec![0.0; nl];
+    sys.eval(t, q, &unit, &mut ev, true);
+    let k0 = ev.k.clone();
+    for k in 0..nl {
+        unit[k] = 1.0;
+        sys.eval(t, q, &unit, &mut ev, true);
+        unit[k] = 0.0;
+        out[k] = sys
+            .k_pattern()
+            .iter()
+            .zip(ev.k.iter().zip(&k0))
+            .map(|(&(i, j), (a, b))| v[i] * (a - b) * v[j])
+            .sum::<f64>();
     }
 }
 
@@ -292,6 +336,150 @@ pub enum SystemError {
         /// Number of coordinates.
         n_q: usize,
     },
+}
+
+/// A sorted, duplicate-free `(row, col)` pattern with the start of each row: built by bucketing
+/// the entries by row and sorting each row (linear in the number of entries), looked up by a
+/// binary search within one row.
+struct RowPattern {
+    entries: Vec<(usize, usize)>,
+    row_start: Vec<usize>,
+}
+
+impl RowPattern {
+    /// The pattern of the entries produced by `entries` (called twice: count, then fill), rows
+    /// `0..n_rows`.
+    fn from_entries<I: Iterator<Item = (usize, usize)>>(
+        n_rows: usize,
+        entries: impl Fn() -> I,
+    ) -> Self {
+        // internal iteration (`for_each`): chains of `flat_map`s fold much faster than they
+        // step through `next`
+        let mut start = vec![0usize; n_rows + 1];
+        entries().for_each(|(r, _)| start[r + 1] += 1);
+        for r in 0..n_rows {
+            start[r + 1] += start[r];
+        }
+        let mut fill = start.clone();
+        let mut cols = vec![0usize; start[n_rows]];
+        entries().for_each(|(r, c)| {
+            cols[fill[r]] = c;
+            fill[r] += 1;
+        });
+        drop(fill);
+        let mut row_start = vec![0usize; n_rows + 1];
+        let mut out = Vec::with_capacity(cols.len());
+        for r in 0..n_rows {
+            let row = &mut cols[start[r]..start[r + 1]];
+            row.sort_unstable();
+            for (k, &c) in row.iter().enumerate() {
+                if k == 0 || c != row[k - 1] {
+                    out.push((r, c));
+                }
+            }
+            row_start[r + 1] = out.len();
+        }
+        out.shrink_to_fit();
+        Self {
+            entries: out,
+            row_start,
+        }
+    }
+
+    /// This pattern with the dense blocks `idx × idx` of `blocks` added: per row a merge of
+    /// sorted column lists (the rows of a block all get the block's sorted indices), no sort
+    /// of the ≈ 1300 entries per beam element.
+    fn with_blocks<'a>(&self, blocks: impl Iterator<Item = &'a [usize]>) -> Self {
+        let n_rows = self.row_start.len() - 1;
+        let sorted: Vec<Vec<usize>> = blocks
+            .map(|idx| {
+                let mut v = idx.to_vec();
+                v.sort_unstable();
+                v.dedup();
+                v
+            })
+            .collect();
+        // the blocks that touch each row (bucketed by row)
+        let mut start = vec![0usize; n_rows + 1];
+        for &i in sorted.iter().flatten() {
+            start[i + 1] += 1;
+        }
+        for r in 0..n_rows {
+            start[r + 1] += start[r];
+        }
+        let mut fill = start.clone();
+        let mut touching = vec![0usize; start[n_rows]];
+        for (b, idx) in sorted.iter().enumerate() {
+            for &i in idx {
+                touching[fill[i]] = b;
+                fill[i] += 1;
+            }
+        }
+        drop(fill);
+        let mut entries = Vec::with_capacity(
+            self.entries.len() + sorted.iter().map(|v| v.len() * v.len()).sum::<usize>(),
+        );
+        let mut row_start = vec![0usize; n_rows + 1];
+        let (mut cur, mut merged) = (Vec::new(), Vec::new());
+        for r in 0..n_rows {
+            cur.clear();
+            cur.extend(
+                self.entries[self.row_start[r]..self.row_start[r + 1]]
+                    .iter()
+                    .map(|&(_, c)| c),
+            );
+            for &b in &touching[start[r]..start[r + 1]] {
+                merge_sorted(&cur, &sorted[b], &mut merged);
+                std::mem::swap(&mut cur, &mut merged);
+            }
+            entries.extend(cur.iter().map(|&c| (r, c)));
+            row_start[r + 1] = entries.len();
+        }
+        entries.shrink_to_fit();
+        Self { entries, row_start }
+    }
+
+    /// Positions in `entries` of the dense block `rows × cols` (row-major): per row one walk
+    /// along its sorted columns (linear in the row, instead of a binary search per entry).
+    ///
+    /// # Panics
+    /// If an entry is not in the pattern.
+    fn block_positions(&self, rows: &[usize], cols: &[usize]) -> Vec<usize> {
+        let n = cols.len();
+        let mut order: Vec<usize> = (0..n).collect();
+        order.sort_unstable_by_key(|&a| cols[a]);
+        let mut out = vec![0usize; rows.len() * n];
+        for (r, &i) in rows.iter().enumerate() {
+            let row = &self.entries[self.row_start[i]..self.row_start[i + 1]];
+            let mut k = 0;
+            for &a in &order {
+                let j = cols[a];
+                while row.get(k).is_some_and(|&(_, c)| c < j) {
+                    k += 1;
+                }
+                assert!(
+                    row.get(k).is_some_and(|&(_, c)| c == j),
+                    "entry ({i}, {j}) is in the pattern"
+                );
+                out[r * n + a] = self.row_start[i] + k;
+            }
+        }
+        out
+    }
+}
+
+/// The sorted union of two sorted, duplicate-free lists into `out`.
+fn merge_sorted(a: &[usize], b: &[usize], out: &mut Vec<usize>) {
+    out.clear();
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() && j < b.len() {
+        let (x, y) = (a[i], b[j]);
+        out.push(x.min(y));
+        i += usize::from(x <= y);
+        j += usize::from(y <= x);
+    }
+    out.extend_from_slice(&a[i..]);
+    out.extend_from_slice(&b[j..]);
 }
 
 fn metric_of(q: &[f64]) -> [[f64; 3]; 3] {
@@ -441,86 +629,51 @@ impl MultibodySystem {
         });
         mass.retain(|&(_, _, m)| m != 0.0);
 
-        let mut kset = BTreeSet::new();
-        for f in 0..n_frames {
-            for i in 0..12 {
-                for j in 0..12 {
-                    kset.insert((12 * f + i, 12 * f + j));
-                }
-            }
-        }
-        let mut gset = BTreeSet::new();
-        for (c, off) in constraints.iter().zip(&lambda_offsets) {
-            for &i in c.indices() {
-                for &j in c.indices() {
-                    kset.insert((i, j));
-                }
-            }
-            for e in 0..c.n_eq() {
-                for &j in c.indices() {
-                    gset.insert((off + e, j));
-                }
-            }
-        }
-        let point_k_pattern: Vec<_> = kset.iter().copied().collect();
-        for (_, _, idx) in &strain_parts {
-            for &i in idx {
-                for &j in idx {
-                    kset.insert((i, j));
-                }
-            }
-        }
-        let k_pattern: Vec<_> = kset.into_iter().collect();
-        let g_pattern: Vec<_> = gset.into_iter().collect();
-        let kpos = |i: usize, j: usize| {
-            k_pattern
-                .binary_search(&(i, j))
-                .expect("entry is in the K pattern")
+        // patterns: rows bucketed and sorted one by one (linear in the entries; a BTreeSet of
+        // the ≈ 1300 entries per beam element cost more than the rest of the setup)
+        let point_entries = || {
+            (0..n_frames)
+                .flat_map(|f| (0..144).map(move |e| (12 * f + e / 12, 12 * f + e % 12)))
+                .chain(constraints.iter().flat_map(|c| {
+                    let idx = c.indices();
+                    idx.iter()
+                        .flat_map(move |&i| idx.iter().map(move |&j| (i, j)))
+                }))
         };
-        let kpos_point = |i: usize, j: usize| {
-            point_k_pattern
-                .binary_search(&(i, j))
-                .expect("entry is in the point K pattern")
-        };
-        let gpos = |i: usize, j: usize| {
-            g_pattern
-                .binary_search(&(i, j))
-                .expect("entry is in the G pattern")
-        };
-        let frame_map = |pos: &dyn Fn(usize, usize) -> usize| -> Vec<Vec<usize>> {
+        let point_k = RowPattern::from_entries(n_q, point_entries);
+        let k_full = point_k.with_blocks(strain_parts.iter().map(|(_, _, idx)| idx.as_slice()));
+        let g_rows = RowPattern::from_entries(n_lambda, || {
+            constraints
+                .iter()
+                .zip(&lambda_offsets)
+                .flat_map(|(c, &off)| {
+                    (0..c.n_eq()).flat_map(move |e| c.indices().iter().map(move |&j| (off + e, j)))
+                })
+        });
+        let frame_map = |pat: &RowPattern| -> Vec<Vec<usize>> {
             (0..n_frames)
                 .map(|b| {
-                    (0..144)
-                        .map(|e| pos(12 * b + e / 12, 12 * b + e % 12))
-                        .collect()
+                    let idx: Vec<usize> = (12 * b..12 * b + 12).collect();
+                    pat.block_positions(&idx, &idx)
                 })
                 .collect()
         };
-        let frame_k_map = [frame_map(&kpos), frame_map(&kpos_point)];
+        let frame_k_map = [frame_map(&k_full), frame_map(&point_k)];
         let constraint_g_maps = constraints
             .iter()
             .zip(&lambda_offsets)
-            .map(|(c, off)| {
-                let idx = c.indices();
-                (0..c.n_eq())
-                    .flat_map(|e| idx.iter().map(move |&j| (off + e, j)))
-                    .map(|(i, j)| gpos(i, j))
-                    .collect()
+            .map(|(c, &off)| {
+                let rows: Vec<usize> = (off..off + c.n_eq()).collect();
+                g_rows.block_positions(&rows, c.indices())
             })
             .collect();
-        let constraint_map = |pos: &dyn Fn(usize, usize) -> usize| -> Vec<Vec<usize>> {
+        let constraint_map = |pat: &RowPattern| -> Vec<Vec<usize>> {
             constraints
                 .iter()
-                .map(|c| {
-                    let idx = c.indices();
-                    idx.iter()
-                        .flat_map(|&i| idx.iter().map(move |&j| (i, j)))
-                        .map(|(i, j)| pos(i, j))
-                        .collect()
-                })
+                .map(|c| pat.block_positions(c.indices(), c.indices()))
                 .collect()
         };
-        let constraint_k_maps = [constraint_map(&kpos), constraint_map(&kpos_point)];
+        let constraint_k_maps = [constraint_map(&k_full), constraint_map(&point_k)];
         let max_local = constraints
             .iter()
             .map(|c| c.indices().len())
@@ -540,11 +693,7 @@ impl MultibodySystem {
                 part += 1;
             }
             let (element, _) = taken[part].next().expect("one element per slot");
-            let k_positions = indices
-                .iter()
-                .flat_map(|&i| indices.iter().map(move |&j| (i, j)))
-                .map(|(i, j)| kpos(i, j))
-                .collect();
+            let k_positions = k_full.block_positions(&indices, &indices);
             strain.push(StrainSlot {
                 element,
                 indices,
@@ -552,6 +701,8 @@ impl MultibodySystem {
             });
         }
         let max_strain_local = strain.iter().map(|s| s.indices.len()).max().unwrap_or(0);
+        let (k_pattern, point_k_pattern, g_pattern) =
+            (k_full.entries, point_k.entries, g_rows.entries);
         Ok(Self {
             bodies,
             deformables,
@@ -835,6 +986,30 @@ impl ConstrainedSystem for MultibodySystem {
         }
     }
 
+    /// One pass over the constraints: row `e` of a constraint's
+    /// [`velocity_jacobian`](Constraint::velocity_jacobian) is `vᵀ ∂²Φ_e/∂q²`, so its product
+    /// with `v` is the curvature term (no tangent, no strain elements: `O(n_q)`).
+    fn constraint_curvatures(&self, _t: f64, q: &[f64], v: &[f64], out: &mut [f64]) {
+        assert_eq!(out.len(), self.n_lambda, "one curvature term per equation");
+        let m = self.max_local;
+        let (mut q_loc, mut v_loc) = (vec![0.0; m], vec![0.0; m]);
+        let mut gv = Vec::new();
+        for (c, &off) in self.constraints.iter().zip(&self.lambda_offsets) {
+            let idx = c.indices();
+            let (n, ne) = (idx.len(), c.n_eq());
+            for (a, &i) in idx.iter().enumerate() {
+                q_loc[a] = q[i];
+                v_loc[a] = v[i];
+            }
+            gv.clear();
+            gv.resize(ne * n, 0.0);
+            c.velocity_jacobian(&q_loc[..n], &v_loc[..n], &mut gv);
+            for (e, row) in gv.chunks_exact(n).enumerate() {
+                out[off + e] = row.iter().zip(&v_loc[..n]).map(|(g, x)| g * x).sum();
+            }
+        }
+    }
+
     fn breakpoints(&self) -> Vec<f64> {
         let mut v: Vec<f64> = self
             .loads
@@ -949,6 +1124,46 @@ mod tests {
                 let fd = (rp[row] - rm[row]) / (2.0 * eps);
                 assert!((fd - kd[row * 12 + col]).abs() < 1e-6, "K[{row},{col}]");
             }
+        }
+    }
+
+    /// The row-bucketed patterns are the sorted sets of their entries, with and without added
+    /// blocks, and the block positions point at the right entries.
+    #[test]
+    fn row_patterns_are_the_sorted_sets_of_their_entries() {
+        let mut seed = 7u64;
+        let mut next = |m: usize| {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1);
+            (seed >> 33) as usize % m
+        };
+        let n = 40;
+        let entries: Vec<(usize, usize)> = (0..300).map(|_| (next(n), next(n))).collect();
+        let blocks: Vec<Vec<usize>> = (0..12)
+            .map(|_| (0..1 + next(9)).map(|_| next(n)).collect())
+            .collect();
+        let set: std::collections::BTreeSet<_> = entries.iter().copied().collect();
+        let p = RowPattern::from_entries(n, || entries.iter().copied());
+        assert_eq!(p.entries, set.iter().copied().collect::<Vec<_>>());
+        let full = p.with_blocks(blocks.iter().map(|b| b.as_slice()));
+        let mut set_full = set.clone();
+        for b in &blocks {
+            for &i in b {
+                for &j in b {
+                    set_full.insert((i, j));
+                }
+            }
+        }
+        assert_eq!(full.entries, set_full.iter().copied().collect::<Vec<_>>());
+        for (pat, b) in [(&full, &blocks[3]), (&full, &blocks[7])] {
+            let pos = pat.block_positions(b, b);
+            for (r, &i) in b.iter().enumerate() {
+                for (c, &j) in b.iter().enumerate() {
+                    assert_eq!(pat.entries[pos[r * b.len() + c]], (i, j));
+                }
+            }
+        }
+        for &(i, j) in entries.iter().take(20) {
+            assert_eq!(p.entries[p.block_positions(&[i], &[j])[0]], (i, j));
         }
     }
 

@@ -11,7 +11,10 @@ use crate::model::ConstrainedSystem;
 /// [ G  0  ] [ λ ] = [ −(vᵀ ∂²Φ_k/∂q² v)_k − ∂²Φ/∂t²  ]
 /// ```
 ///
-/// which needs no inverse of `𝕄` (a director beam's is singular). Returns `None` if the system
+/// which needs no inverse of `𝕄` (a director beam's is singular). The curvature terms come
+/// from [`ConstrainedSystem::constraint_curvatures`] (one pass over the constraints for a
+/// `MultibodySystem`), so the set-up is linear in the size: no tangent is evaluated. Returns
+/// `None` if the system
 /// is singular (redundant constraints, or a coordinate without inertia that no constraint
 /// determines).
 pub fn consistent_multiplier<S: ConstrainedSystem + ?Sized>(
@@ -26,29 +29,16 @@ pub fn consistent_multiplier<S: ConstrainedSystem + ?Sized>(
     }
     let mut ev = sys.new_point_eval();
     let zero = vec![0.0; nl];
-    sys.eval(t, q, &zero, &mut ev, true);
-    let k0 = ev.k.clone();
-    let f = ev.force.clone();
-    let g = ev.g.clone();
-    // explicit time dependence: Φ̈ = G a + vᵀHv + ∂²Φ/∂t² (G does not depend on t)
-    let phi_tt = ev.phi_tt.clone();
+    sys.eval(t, q, &zero, &mut ev, false);
     let n = nq + nl;
     let mut rhs = vec![0.0; n];
-    rhs[..nq].copy_from_slice(&f);
-    // curvature terms vᵀ H_k v from K(e_k) − K(0) (K is affine in λ)
-    let mut unit = vec![0.0; nl];
-    for k in 0..nl {
-        unit[k] = 1.0;
-        sys.eval(t, q, &unit, &mut ev, true);
-        unit[k] = 0.0;
-        rhs[nq + k] = -sys
-            .k_pattern()
-            .iter()
-            .zip(ev.k.iter().zip(&k0))
-            .map(|(&(i, j), (a, b))| v[i] * (a - b) * v[j])
-            .sum::<f64>()
-            - phi_tt[k];
+    rhs[..nq].copy_from_slice(&ev.force);
+    // explicit time dependence: Φ̈ = G a + vᵀHv + ∂²Φ/∂t² (G does not depend on t)
+    sys.constraint_curvatures(t, q, v, &mut rhs[nq..]);
+    for (r, phi_tt) in rhs[nq..].iter_mut().zip(&ev.phi_tt) {
+        *r = -*r - phi_tt;
     }
+    let g = &ev.g;
     let entries = || {
         sys.mass()
             .iter()
@@ -61,11 +51,11 @@ pub fn consistent_multiplier<S: ConstrainedSystem + ?Sized>(
     for &(i, j, m) in sys.mass() {
         values[pattern.position(i, j)] += m;
     }
-    for (&(e, j), &val) in sys.g_pattern().iter().zip(&g) {
+    for (&(e, j), &val) in sys.g_pattern().iter().zip(g) {
         values[pattern.position(j, nq + e)] += val;
         values[pattern.position(nq + e, j)] += val;
     }
-    let mut lu = crate::solve::linear::LinearSolver::for_pattern(pattern).ok()?;
+    let mut lu = crate::solve::linear::LinearSolver::for_pattern_once(pattern).ok()?;
     lu.factorize(&values).ok()?;
     lu.solve_in_place(&mut rhs);
     let lam = rhs[nq..].to_vec();

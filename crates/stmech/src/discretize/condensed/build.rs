@@ -46,8 +46,22 @@ impl<'s, S: ConstrainedSystem + ?Sized> CondensedElement<'s, S> {
                 adj[b].push(a);
             }
         };
-        for &(i, j) in sys.k_pattern() {
+        // `K` is the point pattern and the strain elements' dense blocks: link each element's
+        // frames once instead of walking its ≈ 1300 entries in the whole `K` pattern
+        for &(i, j) in kp {
             link(group(i), group(j));
+        }
+        let mut groups = Vec::new();
+        for s in sys.strain_slots() {
+            groups.clear();
+            groups.extend(s.indices.iter().map(|&i| group(i)));
+            groups.sort_unstable();
+            groups.dedup();
+            for (a, &ga) in groups.iter().enumerate() {
+                for &gb in &groups[a + 1..] {
+                    link(ga, gb);
+                }
+            }
         }
         for &(i, j, _) in &mass {
             link(group(i), group(j));
@@ -182,15 +196,21 @@ impl<'s, S: ConstrainedSystem + ?Sized> CondensedElement<'s, S> {
             let st = StrainTime::new(p, n_loc);
             let mut pos_offset = Vec::with_capacity(slots.len());
             let mut spos = Vec::new();
+            let (mut rows, mut cols, mut order) = (Vec::new(), Vec::new(), Vec::new());
             for s in slots {
                 pos_offset.push(spos.len());
+                let n = s.indices.len();
                 for k in 0..p {
+                    rows.clear();
+                    rows.extend(s.indices.iter().map(|&i| rq_row(k, i)));
                     for b in 1..np {
-                        for &i in &s.indices {
-                            for &j in &s.indices {
-                                spos.push(pos(rq_row(k, i), q_of(b, j)));
-                            }
-                        }
+                        cols.clear();
+                        cols.extend(s.indices.iter().map(|&j| q_of(b, j)));
+                        let start = spos.len();
+                        spos.resize(start + n * n, 0);
+                        pattern.block_positions(&rows, &cols, &mut order, |e, at| {
+                            spos[start + e] = at as u32;
+                        });
                     }
                 }
             }
