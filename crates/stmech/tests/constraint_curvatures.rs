@@ -103,6 +103,12 @@ impl ConstrainedSystem for Delegate<'_> {
     fn point_k_pattern(&self) -> &[(usize, usize)] {
         self.sys.point_k_pattern()
     }
+    fn constraint_units(&self) -> Vec<u8> {
+        self.sys.constraint_units()
+    }
+    fn coordinate_units(&self) -> Vec<u8> {
+        self.sys.coordinate_units()
+    }
     fn new_point_eval(&self) -> PointEval {
         self.sys.new_point_eval()
     }
