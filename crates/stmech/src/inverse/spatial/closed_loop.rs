@@ -781,6 +781,62 @@ mod tests {
         assert_eq!(p.unknowns, b.unknowns);
     }
 
+    /// The memory estimate's sizes of the replay's forward model
+    /// (`resources::multibody::SystemSize::quadratic_beam`, counted without building it) are
+    /// those of the built model: free or clamped base, with and without a welded tip body.
+    #[test]
+    fn the_estimated_forward_model_is_the_built_one() {
+        let tip = MassProperties::from_box([0.1, 0.08, 0.12], 800.0, [0.02, -0.03, -0.05]);
+        let beam0 = arm(None);
+        let path: Arc<dyn PoseTrajectory> = Arc::new(
+            RestToRestPose::line(
+                Pose {
+                    position: beam0.base,
+                    directors: beam0.frame,
+                },
+                [0.0; 3],
+                [0.0, 0.0, 1.0],
+                0.0,
+                RestToRestProfile {
+                    t0: 0.0,
+                    duration: 1.0,
+                },
+            )
+            .unwrap(),
+        );
+        let force = Replay::Force {
+            t: vec![0.0, 1.0],
+            force: vec![[0.0; 3]; 2],
+            moment: vec![[0.0; 3]; 2],
+        };
+        for elements in [1, 3, 8] {
+            for body in [false, true] {
+                for clamped in [false, true] {
+                    let beam = arm(body.then_some(tip));
+                    let replay = if clamped {
+                        Replay::Motion(path.clone())
+                    } else {
+                        force.clone()
+                    };
+                    let res = ForwardResolution {
+                        elements,
+                        order: 2,
+                        step: 0.01,
+                        time_order: 2,
+                    };
+                    let f = build(&beam, &replay, &res, TipModel::Auto).unwrap();
+                    let (built, modelled) = crate::resources::built_and_modelled_sizes(
+                        &f.system, elements, body, clamped,
+                    );
+                    assert_eq!(
+                        built, modelled,
+                        "{elements} elements, body {body}, clamped {clamped}"
+                    );
+                }
+            }
+        }
+    }
+
     #[test]
     fn finer_than_divides_the_inverse_step() {
         let r = ForwardResolution::finer_than(32, 0.02);
