@@ -308,3 +308,148 @@ fn parse_bytes(out: &str) -> f64 {
     };
     x * mult
 }
+
+/// One representative size of every problem type (issue 29): the estimate that `run` or
+/// `compare` enforce (read from the refusal of a 1-byte limit, which solves nothing) is within
+/// a factor of two of the peak resident memory of the real process (default settings, plots
+/// included, closed-loop replays on). The sizes are the middle rows of the table of
+/// docs/verification.md ("Memory estimates of every problem type"), which
+/// `benches/memory.sh` regenerates with three sizes each.
+#[test]
+fn every_problem_type_is_estimated_within_two_of_its_peak() {
+    let pendulum = example("multibody/01_double_pendulum.toml");
+    let bend = example("flexible/01_bend_45.toml");
+    let torsion = example("flexible/05_damped_torsion.toml");
+    let elastica = example("beam/01_cantilever_elastica.toml");
+    let flying = example("beam/03_flying_beam.toml");
+    let inverse = example("beam_inverse/example_3_2.toml");
+    let crane = example("crane/01_swing_free_transfer.toml");
+    let helix = example("spatial_inverse/01_helix_twist.toml");
+    let method = |text: &str, m: &str| format!("method = \"{m}\"\n{text}");
+    let crane_with = |m: &str| {
+        edit(
+            &edit(&crane, "resolution = 32", "resolution = 24"),
+            "problem = \"crane\"",
+            &format!("problem = \"crane\"\nmethod = \"{m}\""),
+        )
+    };
+    let helix_with = |m: &str| {
+        edit(
+            &edit(&helix, "elements = 32 ", "elements = 16 "),
+            "method = \"space-time\"",
+            &format!("method = \"{m}\""),
+        )
+    };
+    let inverse_64 = edit(&inverse, "resolution = 20", "resolution = 64");
+    let cases: Vec<(&str, &str, String)> = vec![
+        (
+            "rigid multibody, double pendulum, 4000 elements",
+            "run",
+            // as shipped: 40 blocks of 100 elements
+            pendulum,
+        ),
+        (
+            "flexible statics, 45° bend, 256 elements",
+            "run",
+            edit(&bend, "elements = 8", "elements = 256"),
+        ),
+        (
+            "flexible dynamics, clamped rod, 250 elements, 2 steps",
+            "run",
+            edit(
+                &edit(
+                    &edit(&torsion, "elements = 8", "elements = 250"),
+                    "end = 1.0",
+                    "end = 0.004",
+                ),
+                "blocks = 500",
+                "blocks = 2",
+            ),
+        ),
+        (
+            "planar beam statics, elastica, 400 elements",
+            "run",
+            edit(&elastica, "elements = 10", "elements = 400"),
+        ),
+        (
+            "planar beam dynamics, flying beam, 160 elements, 200 steps",
+            "run",
+            edit(
+                &edit(&flying, "elements = 10", "elements = 160"),
+                "end = 15.0",
+                "end = 5.0",
+            ),
+        ),
+        (
+            "beam inverse, space-time FEM, resolution 64",
+            "run",
+            method(&inverse_64, "space-time"),
+        ),
+        (
+            "beam inverse, characteristics, resolution 64",
+            "run",
+            method(&inverse_64, "characteristics"),
+        ),
+        (
+            "spatial inverse, space-time FEM + closed loop, 16 elements",
+            "run",
+            helix_with("space-time"),
+        ),
+        (
+            "spatial inverse, characteristics + closed loop, 16 elements",
+            "run",
+            helix_with("characteristics"),
+        ),
+        (
+            "crane, space-time FEM + closed loop, 24 elements",
+            "run",
+            crane_with("space-time"),
+        ),
+        (
+            "crane, characteristics + closed loop, 24 elements",
+            "run",
+            crane_with("characteristics"),
+        ),
+        (
+            "compare, beam inverse, resolution 64",
+            "compare",
+            inverse_64.clone(),
+        ),
+        (
+            "compare, spatial inverse, 16 elements",
+            "compare",
+            helix_with("space-time"),
+        ),
+    ];
+    let mut failures = Vec::new();
+    for (case, command, text) in cases {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("s.toml"), &text).unwrap();
+        let args = [command, "s.toml", "--out", "o", "--max-memory"];
+        let (refused, err) = stmech(dir.path(), &[&args[..], &["1"]].concat());
+        assert_eq!(refused.status.code(), Some(2), "{case}: {err}");
+        let est = parse_bytes(&err);
+        let output = Command::new(env!("CARGO_BIN_EXE_stmech"))
+            .args([&args[..], &["none"]].concat())
+            .env("STMECH_REPORT_PEAK_MEMORY", "1")
+            .current_dir(dir.path())
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(0), "{case}: {err}");
+        let Some(peak) = err
+            .lines()
+            .find_map(|l| l.strip_prefix("stmech: peak resident memory "))
+            .and_then(|l| l.trim_end_matches(" bytes").parse::<f64>().ok())
+        else {
+            // no /proc on this system: nothing to compare
+            return;
+        };
+        let ratio = est / peak;
+        eprintln!("{case}: estimate {est:.3e} B, measured {peak:.3e} B, ratio {ratio:.2}");
+        if !(0.5..=2.0).contains(&ratio) {
+            failures.push(format!("{case}: ratio {ratio:.2}"));
+        }
+    }
+    assert!(failures.is_empty(), "outside [0.5, 2]: {failures:?}");
+}

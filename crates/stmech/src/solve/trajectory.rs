@@ -41,6 +41,12 @@ pub struct Trajectory {
     pub blocks: Vec<BlockReport>,
     /// Method description for reports.
     pub method: String,
+    /// Wall time of the solver's set-up before its first Newton iteration (s): the Newton
+    /// system's pattern and positions, the symbolic analysis of its LU, the consistent initial
+    /// multipliers (`setup_seconds` of `summary.json`; not deterministic, like every timing).
+    /// Measured by the element-wise Petrov–Galerkin solver (`space_time::condensed`), the
+    /// path of flexible dynamics; `None` (`null`) where not measured.
+    pub setup_seconds: Option<f64>,
 }
 
 impl Trajectory {

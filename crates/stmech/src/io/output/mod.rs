@@ -409,6 +409,7 @@ pub fn summary_ok(
             "blocks": traj.blocks,
         },
         "wall_time_seconds": wall_seconds,
+        "setup_seconds": traj.setup_seconds,
         // The Petrov–Galerkin form conserves energy and angular momentum at element boundaries
         // (theory.md §3a), not at the interior nodes of p ≥ 2 elements: report both.
         "drift": drift_json(&element_boundaries),
@@ -703,6 +704,7 @@ vector = [1.0, 1.0, 1.0]
             lambda: Vec::new(),
             blocks,
             method: String::new(),
+            setup_seconds: None,
         };
         let elements: Vec<ElementDiagnostics> = (0..n_el)
             .map(|e| ElementDiagnostics {

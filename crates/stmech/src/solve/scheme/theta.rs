@@ -223,6 +223,7 @@ pub fn solve<S: ConstrainedSystem + ?Sized>(
         lambda: vec![0.0; nl],
         blocks: Vec::new(),
         method: format!("{} time stepping, h = {step:.3e} s", scheme.name()),
+        setup_seconds: None,
     };
     let mut total = NewtonReport::default();
     let mut worst_final = -1.0;

@@ -422,6 +422,7 @@ pub(super) fn run_blocks<S: ConstrainedSystem + ?Sized, B: BlockForm>(
         lambda: Vec::with_capacity(reserve(total_nodes, nl)),
         blocks: Vec::with_capacity(reserve(params.blocks, 1)),
         method,
+        setup_seconds: None,
     };
     for b in 0..params.blocks {
         let t0 = t_start + (b * n_el) as f64 * h;

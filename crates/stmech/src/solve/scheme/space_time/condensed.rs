@@ -62,6 +62,7 @@ pub(super) fn run_condensed<S: ConstrainedSystem + ?Sized>(
     method: String,
     progress: &mut dyn FnMut(f64),
 ) -> Result<Trajectory, SolveError> {
+    let started = std::time::Instant::now();
     let (nq, nl) = (sys.n_q(), sys.n_lambda());
     let p = params.order;
     let n_el = params.elements_per_block;
@@ -96,10 +97,12 @@ pub(super) fn run_condensed<S: ConstrainedSystem + ?Sized>(
         lambda: Vec::with_capacity(reserve(total_nodes, nl)),
         blocks: Vec::with_capacity(reserve(params.blocks, 1)),
         method,
+        setup_seconds: None,
     };
     // multiplier guess: Φ̈ = 0 at the start (zero for redundant constraints), then the last
     // element's end value
     let mut lam = consistent_multiplier(sys, t_start, q0, v0).unwrap_or_else(|| vec![0.0; nl]);
+    traj.setup_seconds = Some(started.elapsed().as_secs_f64());
     let (mut qa, mut va) = (q0.to_vec(), v0.to_vec());
     // velocity at the node before `qa` (for the extrapolation), once there is one
     let mut v_prev: Option<Vec<f64>> = None;
