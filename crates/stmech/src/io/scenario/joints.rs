@@ -337,7 +337,12 @@ pub(super) fn validate_joints(
         let (worst, scale) = phi.iter().zip(&scales).map(|(p, s)| (p.abs(), *s)).fold(
             (0.0f64, 1.0f64),
             |(w, ws), (p, s)| {
-                if !(p * ws <= w * s) { (p, s) } else { (w, ws) }
+                // a NaN violation counts as the worst
+                let worse = matches!(
+                    (p * ws).partial_cmp(&(w * s)),
+                    Some(std::cmp::Ordering::Greater) | None
+                );
+                if worse { (p, s) } else { (w, ws) }
             },
         );
         let holds = |p: f64, s: f64| p <= JOINT_CONSISTENCY_TOLERANCE * s;

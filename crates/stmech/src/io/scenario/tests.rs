@@ -172,6 +172,12 @@ fn newton_table() {
     );
     let p = problems(&format!("{BASE}\n[newton]\nmax_iterations = 1000000\n"));
     assert!(has(&p, "newton.max_iterations"), "{p:#?}");
+    // a tolerance no double-precision residual can reach, and one that is no solution
+    for (tol, why) in [("1e-300", "round-off"), ("0.5", "not a solution")] {
+        let p = problems(&format!("{BASE}\n[newton]\ntolerance = {tol}\n"));
+        assert!(has(&p, "newton.tolerance"), "{p:#?}");
+        assert!(format!("{p:?}").contains(why), "{p:#?}");
+    }
 }
 
 #[test]

@@ -5,10 +5,7 @@ use super::beams::{Frames, validate_beams};
 use super::bodies::{validate_bodies, validate_loads};
 use super::joints::validate_joints;
 use super::raw::{MethodKind, RawAnalysis, RawMethod, RawNewton, RawScenario, RawStatics};
-use super::{
-    MAX_ELEMENTS_PER_BLOCK, MAX_LOAD_STEPS, MAX_NEWTON_ITERATIONS, MAX_NODES, MAX_ORDER,
-    MAX_QUADRATURE_POINTS,
-};
+use super::{MAX_ELEMENTS_PER_BLOCK, MAX_LOAD_STEPS, MAX_NODES, MAX_ORDER, MAX_QUADRATURE_POINTS};
 use crate::error::InputError;
 use crate::model::MultibodySystem;
 use crate::solve::NewtonParams;
@@ -563,28 +560,12 @@ fn validate_method(m: &RawMethod, duration: Option<f64>, issues: &mut Issues) ->
 }
 
 fn validate_newton(n: Option<&RawNewton>, issues: &mut Issues) -> NewtonParams {
-    let mut params = NewtonParams::default();
-    let Some(n) = n else { return params };
-    if let Some(tol) = n.tolerance {
-        if tol.is_finite() && tol <= 0.0 {
-            issues.push(
-                "newton.tolerance",
-                format!("must be positive (got {tol}); the default is 1e-10"),
-            );
-        }
-        params.tolerance = tol;
-    }
-    if let Some(it) = n.max_iterations {
-        if !(1..=MAX_NEWTON_ITERATIONS).contains(&it) {
-            issues.push(
-                "newton.max_iterations",
-                format!(
-                    "must be between 1 and {MAX_NEWTON_ITERATIONS} (got {it}); the default is 25"
-                ),
-            );
-        } else {
-            params.max_iterations = it as usize;
-        }
+    let Some(n) = n else {
+        return NewtonParams::default();
+    };
+    let (params, problems) = NewtonParams::from_fields(n.tolerance, n.max_iterations);
+    for (field, message) in problems {
+        issues.push(field, message);
     }
     params
 }

@@ -164,10 +164,13 @@ impl Measures {
         e
     }
 
-    /// Relative round-off floor `ρ = max_g floor_g / S_g`.
+    /// Relative round-off floor `ρ = max_g floor_g / S_g` over the groups whose terms are above
+    /// their floor (a group whose terms are themselves round-off, e.g. the equations of a
+    /// clamp that holds exactly, has no meaningful relative floor; it is at its floor).
     pub fn relative_floor(&self) -> f64 {
         self.groups
             .iter()
+            .filter(|g| g.scale > g.floor)
             .map(|g| ratio(g.floor, g.scale))
             .fold(0.0, f64::max)
     }
