@@ -277,6 +277,9 @@ struct Lumped<const N: usize> {
     above_m: Vec<[f64; N]>,
 }
 
+/// The lumped residual of a node column per level and the magnitudes of its terms.
+type LumpedRef<'a, const N: usize> = (&'a [[f64; N]], &'a [[f64; N]]);
+
 /// Rows of one node column per level: residual, magnitudes of its terms, floor basis.
 type Rows<'a, const N: usize> = (&'a mut [[f64; N]], &'a mut [[f64; N]], &'a mut [[f64; N]]);
 
@@ -966,9 +969,9 @@ impl<'a, B: InverseBody<N>, const N: usize> Sideways<'a, B, N> {
     fn r1_rows(
         &self,
         i: usize,
-        below: Option<(&[[f64; N]], &[[f64; N]])>,
-        own: (&[[f64; N]], &[[f64; N]]),
-        above: Option<(&[[f64; N]], &[[f64; N]])>,
+        below: Option<LumpedRef<'_, N>>,
+        own: LumpedRef<'_, N>,
+        above: Option<LumpedRef<'_, N>>,
         xs: &[f64; GROUPS],
         meas: &mut Measures,
     ) {
