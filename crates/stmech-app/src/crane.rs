@@ -156,9 +156,9 @@ pub fn summary(
 /// The `summary.json` of a failed run.
 pub fn failed_summary(s: &CraneScenario, e: &CraneError, secs: f64) -> serde_json::Value {
     let history = match e {
-        CraneError::Solve(stmech::inverse::InverseError::NewtonFailed { history, .. }) => {
-            json!(history)
-        }
+        CraneError::Solve(e) => e
+            .newton_history()
+            .map_or(serde_json::Value::Null, |h| json!(h)),
         _ => serde_json::Value::Null,
     };
     json!({

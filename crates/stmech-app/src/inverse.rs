@@ -129,10 +129,9 @@ fn activity(sol: &SpaceTimeSolution, rel: f64) -> (f64, f64) {
 }
 
 pub fn failed_summary(s: &InverseScenario, e: &InverseError, secs: f64) -> serde_json::Value {
-    let history = match e {
-        InverseError::NewtonFailed { history, .. } => json!(history),
-        _ => serde_json::Value::Null,
-    };
+    let history = e
+        .newton_history()
+        .map_or(serde_json::Value::Null, |h| json!(h));
     json!({
         "stmech_version": crate::VERSION,
         "status": "failed",
@@ -391,8 +390,11 @@ pub fn summary_ok(
             "condition_holds_at_max_stretch": at_sol.holds(),
         },
         "newton": {
-            "tolerance": s.newton.tolerance,
+            "tolerance": s.newton.newton.tolerance,
             "iterations": sol.newton.iterations,
+            "at_floor": sol.newton.at_floor,
+            "residual_floor": sol.newton.residual_floor,
+            "final_relative_residual": sol.newton.final_relative,
             "residuals": sol.newton.residuals,
             "assembly_seconds": sol.newton.assembly_seconds,
             "linear_solve_seconds": sol.newton.linear_seconds,

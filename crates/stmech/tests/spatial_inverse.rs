@@ -87,10 +87,10 @@ fn sideways_matches_sparse_lu_and_the_forward_round_trip_closes() {
     let beam = helix_arm(1.0);
     let path = helix_path(&beam);
     let mesh = stmech::inverse::spatial::solve::auto_mesh(&beam, 0.0, 6.0, 6);
-    let tight = NewtonSettings {
+    let tight = NewtonSettings::with_newton(stmech::solve::NewtonParams {
         tolerance: 1e-12,
-        ..NewtonSettings::default()
-    };
+        ..Default::default()
+    });
     let sw = solve_space_time(&beam, &mesh, &path, &tight).unwrap();
     let lu_settings = NewtonSettings {
         linear_solver: stmech::inverse::LinearSolverKind::SparseLu,
@@ -296,10 +296,10 @@ fn position_only_holds_its_rows_and_tends_to_the_rigid_translation() {
             elements_s: 6,
             elements_t: 36,
         };
-        let tight = NewtonSettings {
+        let tight = NewtonSettings::with_newton(stmech::solve::NewtonParams {
             tolerance: 1e-11,
-            ..NewtonSettings::default()
-        };
+            ..Default::default()
+        });
         let s = solve_position_only(&beam, &mesh, &path, &tight).unwrap();
         let (mut base_dev, mut tip_rot, mut held) = (0.0f64, 0.0f64, 0.0f64);
         for j in 0..s.t.len() {

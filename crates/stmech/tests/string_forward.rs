@@ -280,10 +280,7 @@ fn the_inverse_actuation_solved_forward_on_the_same_system_gives_the_inverse_bac
             let u = (t - ts[k]) / ht;
             [0, 1, 2].map(|c| (1.0 - u) * fa[k][c] + u * fa[k + 1][c])
         };
-        let settings = NewtonSettings {
-            tolerance: crane::newton_tolerance(&model, &mesh, &path, 1e-10),
-            ..Default::default()
-        };
+        let settings = NewtonSettings::default();
         let mut m = model;
         m.payload_start = path.pose(0.0);
         // Newton from the rope at rest, not from the inverse solution

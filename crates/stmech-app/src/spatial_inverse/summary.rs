@@ -92,10 +92,9 @@ pub fn failed_summary(
     e: &InverseError,
     secs: f64,
 ) -> serde_json::Value {
-    let history = match e {
-        InverseError::NewtonFailed { history, .. } => json!(history),
-        _ => serde_json::Value::Null,
-    };
+    let history = e
+        .newton_history()
+        .map_or(serde_json::Value::Null, |h| json!(h));
     json!({
         "stmech_version": crate::VERSION,
         "status": "failed",
@@ -227,8 +226,11 @@ fn summary_ok(
             "family_names": FAMILY_NAMES,
         },
         "newton": {
-            "tolerance": s.newton.tolerance,
+            "tolerance": s.newton.newton.tolerance,
             "iterations": sol.newton.iterations,
+            "at_floor": sol.newton.at_floor,
+            "residual_floor": sol.newton.residual_floor,
+            "final_relative_residual": sol.newton.final_relative,
             "residuals": sol.newton.residuals,
             "assembly_seconds": sol.newton.assembly_seconds,
             "linear_solve_seconds": sol.newton.linear_seconds,

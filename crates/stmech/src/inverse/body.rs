@@ -27,6 +27,8 @@ pub trait InverseBody<const N: usize>: Copy + std::fmt::Debug + Send + Sync {
     type Law: PointLaw<N>;
     /// Whether [`Self::tip_point`] is not zero.
     const NONLINEAR_TIP: bool = false;
+    /// The stage of its space-time Newton solve (the remedy a failure names).
+    const STAGE: crate::solve::newton::Stage = crate::solve::newton::Stage::InverseDomain;
     /// Reference length `L` (m).
     fn length(&self) -> f64;
     /// The bilinear space-time element of size `hs × ht`.

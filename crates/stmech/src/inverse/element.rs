@@ -209,6 +209,27 @@ pub trait PointLaw<const N: usize>: std::fmt::Debug + Send + Sync {
     }
 }
 
+/// Equation groups of the space-time systems for the Newton stop (`solve::newton::measure`):
+/// rows of one meaning and one unit. `R1` (kinematics, `∫∫ w (∂t x − v)`: m² or rad·m), `R2`
+/// (momentum balance: N·s or N·m·s), `R3` (servo rows `∫ N (x(L) − γ)`: m·s or rad·s), each
+/// split into the translations and the rotations (the components the stored energy depends on
+/// besides `p = ∂s x`, [`PointLaw::X_ENTERS`]: frame invariance lets the translations enter
+/// through `p` only). The unknowns are grouped the same way: `x` with `R1`, `v` with `R2`, `F`
+/// with `R3` (the unit differs from the rows', the kind is the same).
+pub(crate) const GROUPS: usize = 6;
+/// First group of the kinematic rows `R1` (and of the unknowns `x`).
+pub(crate) const KINEMATIC: usize = 0;
+/// First group of the momentum rows `R2` (and of the unknowns `v`).
+pub(crate) const MOMENTUM: usize = 2;
+/// First group of the servo rows `R3` (and of the unknowns `F`).
+pub(crate) const SERVO: usize = 4;
+
+/// The group of component `c` of rows (unknowns) of kind `kind` ([`GROUPS`]).
+#[inline]
+pub(crate) fn group<L: PointLaw<N>, const N: usize>(kind: usize, c: usize) -> usize {
+    kind + usize::from(L::X_ENTERS[c])
+}
+
 /// A space-time element: local residual and tangent of its weak form.
 pub trait SpaceTimeElement {
     /// Writes the residual `R^e(q^e)` into `r` and, if `k` is given, the exact tangent
@@ -218,6 +239,20 @@ pub trait SpaceTimeElement {
         &self,
         q: &[f64],
         r: &mut [f64],
+        k: Option<&mut [f64]>,
+    ) -> Result<(), ElementError> {
+        self.residual_terms(q, r, None, k)
+    }
+
+    /// [`residual_into`](Self::residual_into), and, if `m` is given, the magnitude of the
+    /// terms of every row, `m_i = Σ_t |t_i|` over the terms of the weak form at every
+    /// quadrature point (`∂t x`, `v`; inertia, nonlinear inertia, `g_p`, `g_x`): the scale of
+    /// the Newton stop (`solve::newton::measure`). Overwritten, like `r`.
+    fn residual_terms(
+        &self,
+        q: &[f64],
+        r: &mut [f64],
+        m: Option<&mut [f64]>,
         k: Option<&mut [f64]>,
     ) -> Result<(), ElementError>;
 }
@@ -424,15 +459,19 @@ impl PointLaw<3> for BeamPointLaw {
 }
 
 impl<L: PointLaw<N>, const N: usize> SpaceTimeElement for BilinearElement<L, N> {
-    fn residual_into(
+    fn residual_terms(
         &self,
         q: &[f64],
         r: &mut [f64],
+        mut m: Option<&mut [f64]>,
         mut k: Option<&mut [f64]>,
     ) -> Result<(), ElementError> {
         let nd = 8 * N;
         debug_assert!(q.len() == nd && r.len() == nd);
         r.fill(0.0);
+        if let Some(m) = m.as_deref_mut() {
+            m.fill(0.0);
+        }
         if let Some(k) = k.as_deref_mut() {
             debug_assert_eq!(k.len(), nd * nd);
             k.fill(0.0);
@@ -463,6 +502,13 @@ impl<L: PointLaw<N>, const N: usize> SpaceTimeElement for BilinearElement<L, N> 
                 for c in 0..N {
                     r[xo(a) + c] += wa * (x_t[c] - v[c]);
                     r[vo(a) + c] += wa * (a_in[c] * v_t[c] + ip.f[c]);
+                }
+                if let Some(m) = m.as_deref_mut() {
+                    let wa = wa.abs();
+                    for c in 0..N {
+                        m[xo(a) + c] += wa * (x_t[c].abs() + v[c].abs());
+                        m[vo(a) + c] += wa * ((a_in[c] * v_t[c]).abs() + ip.f[c].abs());
+                    }
                 }
             }
             if let Some(k) = k.as_deref_mut() {
@@ -500,6 +546,14 @@ impl<L: PointLaw<N>, const N: usize> SpaceTimeElement for BilinearElement<L, N> 
             for a in 0..4 {
                 for c in 0..N {
                     r[vo(a) + c] += p.w * (p.n_s[a] * sp.gp[c] + p.n[a] * sp.gx[c]);
+                }
+            }
+            if let Some(m) = m.as_deref_mut() {
+                for a in 0..4 {
+                    for c in 0..N {
+                        m[vo(a) + c] +=
+                            (p.w * p.n_s[a] * sp.gp[c]).abs() + (p.w * p.n[a] * sp.gx[c]).abs();
+                    }
                 }
             }
             if let Some(k) = k.as_deref_mut() {

@@ -161,7 +161,11 @@ pub fn solve_space_time(
                 sol.newton.start_seconds = march_seconds;
                 return Ok(sol);
             }
-            Err(InverseError::NewtonFailed { .. } | InverseError::Element { .. }) => {}
+            Err(
+                InverseError::NewtonFailed { .. }
+                | InverseError::Newton(_)
+                | InverseError::Element { .. },
+            ) => {}
             Err(e) => return Err(e),
         }
     }

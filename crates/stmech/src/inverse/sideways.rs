@@ -75,12 +75,14 @@
 //! so the result is the same to the bit for any number of threads (`tests/parallel_assembly.rs`).
 //!
 //! # Newton
-//! A pass evaluates the residual (its largest entry is the convergence test) and, in the same
-//! march, solves for the Newton update. Where the residual is expected to be below the
-//! tolerance already (quadratic convergence predicted from the last two residuals, with a
-//! margin of 10), a residual-only pass (points without Hessian, no band) checks it first: the
-//! last Newton step is not solved for nothing. A step that inverts an element is halved, up to 5
-//! times, as by the general Newton of [`super::solver`].
+//! A pass evaluates the residual with the measures of the Newton stop (per equation group,
+//! [`super::element::GROUPS`]: every row's residual, the magnitudes of its terms and its
+//! round-off floor basis `Σ_j |J_ij| X_g(j)`, bounded from the points' Hessians,
+//! `solve::newton::measure`) and, in the same march, solves for the Newton update: the pass
+//! is the linearisation of the one Newton driver (`solve::newton::drive`). Where the residual
+//! is expected to meet the tolerance already (quadratic convergence predicted by the driver),
+//! a residual-only pass (points without Hessian, no band) checks it first: the last Newton
+//! step is not solved for nothing.
 //!
 //! # Stability
 //! The elimination is the sideways marching itself, so it amplifies errors like the
@@ -92,10 +94,14 @@
 //! eliminated rows, `max |J du − r|` (lumped `R1`).
 
 use super::body::InverseBody;
-use super::element::{BilinearElement, ElementError, InertiaPoint, PointLaw, StressPoint};
+use super::element::{
+    BilinearElement, ElementError, GROUPS, InertiaPoint, KINEMATIC, MOMENTUM, PointLaw, SERVO,
+    StressPoint, group,
+};
 use crate::basis::GaussLegendre;
 use crate::error::SolveError;
 use crate::solve::banded::BandSolver;
+use crate::solve::newton::Measures;
 use rayon::prelude::*;
 use std::time::Instant;
 
@@ -112,13 +118,14 @@ type BandOf<B, const N: usize> = <<B as InverseBody<N>>::Law as PointLaw<N>>::Ba
 /// Values of the Jacobian a Newton pass holds at a time on a mesh with `nt` time elements,
 /// whatever the number of space elements, for a body with `n` unknowns per point and the
 /// band widths `kl`, `ku`: the factorised bands (`U` with `kl + ku` entries right of the
-/// diagonal, `kl` multipliers, reciprocal pivot) and the residual, lumped residual and known
-/// couplings of the `2 BATCH` node columns in flight, and the points of their
+/// diagonal, `kl` multipliers, reciprocal pivot) and the residual, lumped residual, known
+/// couplings, magnitudes and floor basis of the `2 BATCH` node columns in flight, and the points of their
 /// `2 (BATCH + 1)` element columns (2 stiffness points per element, `2n + 3n²` values each;
 /// with a nonlinear inertia 4 inertia points, `n + 3n²` values each).
 pub(crate) fn stored_values(nt: usize, n: usize, kl: usize, ku: usize, nonlinear: bool) -> usize {
     let band = 2 * n * nt * (2 * kl + ku + 1 + kl + 1);
-    let column = band + 3 * n * nt;
+    // residual, lumped residual, known couplings; magnitudes of R2 and y, floor basis of R2
+    let column = band + 6 * n * nt;
     let inertia = if nonlinear { 4 * (n + 3 * n * n) } else { 0 };
     let element_column = nt * (2 * (2 * n + 3 * n * n) + inertia);
     2 * (BATCH * column + (BATCH + 1) * element_column)
@@ -154,11 +161,9 @@ pub(super) struct Problem<'a, B: InverseBody<N>, const N: usize> {
     pub gamma: Vec<[f64; N]>,
 }
 
-/// What a pass computes besides the update.
+/// What a pass computes besides the update and the measures of the residual.
 #[derive(Clone, Copy, Debug, Default)]
 pub(super) struct Pass {
-    /// Largest residual entry (consistent `R1`, `R2`, `R3`).
-    pub norm: f64,
     /// Largest `|J du − r|` of the eliminated rows (lumped `R1`), full passes only.
     pub mismatch: f64,
     /// Seconds in the points (element kernels).
@@ -249,13 +254,34 @@ struct Column<Band, const N: usize> {
     y: Vec<[f64; N]>,
     /// The banded block of the unknowns of column `i − 1` (factorised).
     band: Band,
-    /// Largest residual entry of the rows `R2_i`.
-    norm: f64,
+    /// Magnitudes of the terms of `R2_i` per level.
+    m2: Vec<[f64; N]>,
+    /// Floor basis `Σ_j |J_ij| X_g(j)` of `R2_i` per level.
+    p2: Vec<[f64; N]>,
+    /// Magnitudes of the terms of `y_{i−1}` per level.
+    ym: Vec<[f64; N]>,
+    /// Measures of the rows `R2_i`.
+    meas: Measures,
     /// Scratch: the known couplings of `R2_i`.
     known: Vec<[f64; N]>,
     /// The nonlinear tip law's points `[2 et + h]` (the tip column only; weighted).
     tip: Vec<InertiaPoint<N>>,
 }
+
+/// The lumped residuals `y` and the magnitudes of their terms of the two node columns above
+/// the one being processed.
+struct Lumped<const N: usize> {
+    own: Vec<[f64; N]>,
+    own_m: Vec<[f64; N]>,
+    above: Vec<[f64; N]>,
+    above_m: Vec<[f64; N]>,
+}
+
+/// The lumped residual of a node column per level and the magnitudes of its terms.
+type LumpedRef<'a, const N: usize> = (&'a [[f64; N]], &'a [[f64; N]]);
+
+/// Rows of one node column per level: residual, magnitudes of its terms, floor basis.
+type Rows<'a, const N: usize> = (&'a mut [[f64; N]], &'a mut [[f64; N]], &'a mut [[f64; N]]);
 
 /// The left and right nodal `(x, v)` of an element at one time level.
 type Level<const N: usize> = (([f64; N], [f64; N]), ([f64; N], [f64; N]));
@@ -311,7 +337,10 @@ impl<'a, B: InverseBody<N>, const N: usize> Sideways<'a, B, N> {
                         r2: vec![[0.0; N]; nt],
                         y: vec![[0.0; N]; nt],
                         band: BandOf::<B, N>::new(2 * N * nt),
-                        norm: 0.0,
+                        m2: vec![[0.0; N]; nt],
+                        p2: vec![[0.0; N]; nt],
+                        ym: vec![[0.0; N]; nt],
+                        meas: Measures::default(),
                         known: vec![[0.0; N]; nt],
                         tip: if B::NONLINEAR_TIP {
                             vec![InertiaPoint::ZERO; 2 * nt]
@@ -433,37 +462,136 @@ impl<'a, B: InverseBody<N>, const N: usize> Sideways<'a, B, N> {
     }
 
     /// Adds the residual of the points of an element column to the rows of its nodes on side
-    /// `σ` (`+1`: the element's right node, `−1`: its left node) into `out[j − 1]`.
-    fn scatter(&self, sigma: f64, points: &ElementColumn<N>, out: &mut [[f64; N]]) {
+    /// `σ` (`+1`: the element's right node, `−1`: its left node) into `out.0[j − 1]`, the
+    /// magnitudes of its terms into `out.1` and its floor basis into `out.2`
+    /// ([`Self::point_floor`], group maxima `xs`).
+    fn scatter(&self, sigma: f64, points: &ElementColumn<N>, xs: &[f64; GROUPS], out: Rows<'_, N>) {
+        let (out, mag, phi) = out;
         let s = sigma / self.p.hs;
         let side = usize::from(sigma > 0.0);
         for et in 0..self.p.nt {
+            let pf = [0, 1].map(|g| self.point_floor(&points.stiffness[2 * et + g], xs));
             for it in 0..2 {
                 let j = et + it;
                 if j == 0 {
                     continue;
                 }
-                let o = &mut out[j - 1];
+                let (o, om, op) = (&mut out[j - 1], &mut mag[j - 1], &mut phi[j - 1]);
                 for g in 0..2 {
                     let t = self.tg[g][it];
                     let sp = &points.stiffness[2 * et + g];
                     for c in 0..N {
-                        o[c] += t * (s * sp.gp[c] + 0.5 * sp.gx[c]);
+                        let (a, b) = (t * s * sp.gp[c], t * 0.5 * sp.gx[c]);
+                        o[c] += a + b;
+                        om[c] += a.abs() + b.abs();
+                        op[c] += t * pf[g][c];
                     }
                 }
                 if Self::NONLINEAR {
                     for g in 0..2 {
                         for h in 0..2 {
-                            let f = &points.inertia[4 * et + 2 * g + h].f;
+                            let ip = &points.inertia[4 * et + 2 * g + h];
                             let st = self.sg[g][side] * self.tg[h][it];
+                            let fl = self.inertia_floor(ip, xs);
                             for c in 0..N {
-                                o[c] += st * f[c];
+                                o[c] += st * ip.f[c];
+                                om[c] += (st * ip.f[c]).abs();
+                                op[c] += st * fl[c];
                             }
                         }
                     }
                 }
             }
         }
+    }
+
+    /// The floor basis of a (weighted) stiffness point for the rows of one node:
+    /// `Σ_d Σ_b |δe(σ_a)ᵀ H δe(σ_b)|_cd X_g(d)` summed over both nodes `b` of the element,
+    /// bounded by `2 (|H_pp|/h_s² + (|H_px| + |H_pxᵀ|)/(2 h_s) + |H_xx|/4) X` (the time weights
+    /// of the unknowns' levels sum to 1; the row's `T_a` is applied by the caller). Zero
+    /// without the Hessian (residual-only passes).
+    fn point_floor(&self, sp: &StressPoint<N>, xs: &[f64; GROUPS]) -> [f64; N] {
+        let ih = 1.0 / self.p.hs;
+        let ent = <B::Law as PointLaw<N>>::X_ENTERS;
+        std::array::from_fn(|c| {
+            let mut acc = 0.0;
+            for d in 0..N {
+                let mut v = sp.hpp[c][d].abs() * ih * ih;
+                if ent[d] {
+                    v += 0.5 * ih * sp.hpx[c][d].abs();
+                }
+                if ent[c] {
+                    v += 0.5 * ih * sp.hpx[d][c].abs();
+                    if ent[d] {
+                        v += 0.25 * sp.hxx[c][d].abs();
+                    }
+                }
+                acc += 2.0 * v * xs[group::<B::Law, N>(KINEMATIC, d)];
+            }
+            acc
+        })
+    }
+
+    /// The floor basis of a (weighted) inertia point: `Σ_d |∂f/∂x| X_x + (|∂f/∂v| +
+    /// 2 |∂f/∂(∂t v)| / h_t) X_v` (the interpolation weights of the unknowns sum to 1).
+    fn inertia_floor(&self, ip: &InertiaPoint<N>, xs: &[f64; GROUPS]) -> [f64; N] {
+        let it2 = 2.0 / self.p.ht;
+        std::array::from_fn(|c| {
+            (0..N)
+                .map(|d| {
+                    ip.jx[c][d].abs() * xs[group::<B::Law, N>(KINEMATIC, d)]
+                        + (ip.jv[c][d].abs() + it2 * ip.ja[c][d].abs())
+                            * xs[group::<B::Law, N>(MOMENTUM, d)]
+                })
+                .sum()
+        })
+    }
+
+    /// `Σ_k |M_t(j, k)|`: `h_t`, `h_t / 2` at the last level.
+    fn mt_rowsum(&self, j: usize) -> f64 {
+        if j == self.p.nt {
+            0.5 * self.p.ht
+        } else {
+            self.p.ht
+        }
+    }
+
+    /// `Σ_{i'} M_s(i, i')`.
+    fn ms_rowsum(&self, i: usize) -> f64 {
+        let lo = i.saturating_sub(1);
+        let hi = (i + 1).min(self.p.ns);
+        (lo..=hi).map(|ip| self.ms(i, ip)).sum()
+    }
+
+    /// The largest `|u_j|` of the unknowns of every group ([`GROUPS`]; the known `t = 0`
+    /// level and `F(t_start)` included): the `X_g` of the floor.
+    fn group_maxima(&self, u: &[f64]) -> [f64; GROUPS] {
+        let mut xs = [0.0f64; GROUPS];
+        let n_field = 2 * N * (self.p.ns + 1) * self.p.nt;
+        for (k, &v) in u[..n_field].iter().enumerate() {
+            let c = k % (2 * N);
+            let g = if c < N {
+                group::<B::Law, N>(KINEMATIC, c)
+            } else {
+                group::<B::Law, N>(MOMENTUM, c - N)
+            };
+            xs[g] = xs[g].max(v.abs());
+        }
+        for (k, &v) in u[n_field..].iter().enumerate() {
+            let g = group::<B::Law, N>(SERVO, k % N);
+            xs[g] = xs[g].max(v.abs());
+        }
+        for x in self.p.x0 {
+            for c in 0..N {
+                let g = group::<B::Law, N>(KINEMATIC, c);
+                xs[g] = xs[g].max(x[c].abs());
+            }
+        }
+        for c in 0..N {
+            let g = group::<B::Law, N>(SERVO, c);
+            xs[g] = xs[g].max(self.p.f0[c].abs());
+        }
+        xs
     }
 
     /// `J δu` of the points of an element column for the updates of its left (`left`) and/or
@@ -622,8 +750,9 @@ impl<'a, B: InverseBody<N>, const N: usize> Sideways<'a, B, N> {
         }
     }
 
-    /// Lumped residual `y_i = D_t x_i − M_t v_i` per level (`x_i(0) = x0`, `v_i(0) = 0`).
-    fn lumped(&self, u: &[f64], i: usize, out: &mut [[f64; N]]) {
+    /// Lumped residual `y_i = D_t x_i − M_t v_i` per level (`x_i(0) = x0`, `v_i(0) = 0`), and
+    /// the magnitudes of its two terms `|D_t x_i| + |M_t v_i|` into `mag`.
+    fn lumped(&self, u: &[f64], i: usize, out: &mut [[f64; N]], mag: &mut [[f64; N]]) {
         let col = self.col(u, i);
         for j in 1..=self.p.nt {
             for c in 0..N {
@@ -635,6 +764,7 @@ impl<'a, B: InverseBody<N>, const N: usize> Sideways<'a, B, N> {
                     j,
                 );
                 out[j - 1][c] = dx - mv;
+                mag[j - 1][c] = dx.abs() + mv.abs();
             }
         }
     }
@@ -672,8 +802,17 @@ impl<'a, B: InverseBody<N>, const N: usize> Sideways<'a, B, N> {
 
     /// Adds the linear part of `R2_i` (inertia `A M_s D_t v`, tip law, actuation), the constant
     /// loads (`− q ∫S_i ds ∫T_j dt`, at the tip `− f_tip ∫T_j dt`) and the nonlinear tip law
-    /// (`tip`, the tip column's points) into `out`.
-    fn linear_r2(&self, u: &[f64], i: usize, tip: &[InertiaPoint<N>], out: &mut [[f64; N]]) {
+    /// (`tip`, the tip column's points) into `out.0`, the magnitudes of these terms into
+    /// `out.1` and their floor basis into `out.2`.
+    fn linear_r2(
+        &self,
+        u: &[f64],
+        i: usize,
+        tip: &[InertiaPoint<N>],
+        xs: &[f64; GROUPS],
+        out: Rows<'_, N>,
+    ) {
+        let (out, mag, phi) = out;
         let ns = self.p.ns;
         let (q, ft) = (self.p.load, self.p.tip_load);
         if q != [0.0; N] || (i == ns && ft != [0.0; N]) {
@@ -694,6 +833,7 @@ impl<'a, B: InverseBody<N>, const N: usize> Sideways<'a, B, N> {
                         f += ft[c];
                     }
                     out[j - 1][c] -= f * tj;
+                    mag[j - 1][c] += (f * tj).abs();
                 }
             }
         }
@@ -710,8 +850,13 @@ impl<'a, B: InverseBody<N>, const N: usize> Sideways<'a, B, N> {
                 if coef == 0.0 {
                     continue;
                 }
+                let xv = coef.abs() * xs[group::<B::Law, N>(MOMENTUM, c)];
                 for j in 1..=self.p.nt {
-                    out[j - 1][c] += coef * self.dt_col(col, N + c, j, 0.0);
+                    let t = coef * self.dt_col(col, N + c, j, 0.0);
+                    out[j - 1][c] += t;
+                    mag[j - 1][c] += t.abs();
+                    // Σ_k |D_t(j, k)| ≤ 1
+                    phi[j - 1][c] += xv;
                 }
             }
         }
@@ -719,6 +864,7 @@ impl<'a, B: InverseBody<N>, const N: usize> Sideways<'a, B, N> {
             for et in 0..self.p.nt {
                 for h in 0..2 {
                     let f = &tip[2 * et + h].f;
+                    let fl = self.inertia_floor(&tip[2 * et + h], xs);
                     for it in 0..2 {
                         let j = et + it;
                         if j == 0 {
@@ -727,6 +873,8 @@ impl<'a, B: InverseBody<N>, const N: usize> Sideways<'a, B, N> {
                         let t = self.tg[h][it];
                         for c in 0..N {
                             out[j - 1][c] += t * f[c];
+                            mag[j - 1][c] += (t * f[c]).abs();
+                            phi[j - 1][c] += t * fl[c];
                         }
                     }
                 }
@@ -743,7 +891,10 @@ impl<'a, B: InverseBody<N>, const N: usize> Sideways<'a, B, N> {
                             u[fo + N * (k - 1) + c]
                         }
                     };
-                    out[j - 1][c] -= self.mt_apply(at, j);
+                    let t = self.mt_apply(at, j);
+                    out[j - 1][c] -= t;
+                    mag[j - 1][c] += t.abs();
+                    phi[j - 1][c] += self.mt_rowsum(j) * xs[group::<B::Law, N>(SERVO, c)];
                 }
             }
         }
@@ -811,30 +962,39 @@ impl<'a, B: InverseBody<N>, const N: usize> Sideways<'a, B, N> {
         }
     }
 
-    /// Largest entry of the consistent `R1_i = Σ M_s(i, i') y_{i'}` from the lumped residuals
-    /// `y_{i−1}` (`below`, absent at the base), `y_i` and `y_{i+1}` (`above`, absent at the tip).
-    fn r1_norm(
+    /// Adds the rows of the consistent `R1_i = Σ M_s(i, i') y_{i'}` to `meas`, from the lumped
+    /// residuals (and the magnitudes of their terms) `y_{i−1}` (`below`, absent at the base),
+    /// `y_i` and `y_{i+1}` (`above`, absent at the tip). Floor basis
+    /// `Σ_{i'} M_s(i, i') (X_x + Σ_k |M_t(j, k)| X_v)` (`Σ_k |D_t(j, k)| ≤ 1`).
+    fn r1_rows(
         &self,
         i: usize,
-        below: Option<&[[f64; N]]>,
-        own: &[[f64; N]],
-        above: Option<&[[f64; N]]>,
-    ) -> f64 {
+        below: Option<LumpedRef<'_, N>>,
+        own: LumpedRef<'_, N>,
+        above: Option<LumpedRef<'_, N>>,
+        xs: &[f64; GROUPS],
+        meas: &mut Measures,
+    ) {
         let (m_own, m_off) = (self.ms(i, i), self.p.hs / 6.0);
-        let mut worst: f64 = 0.0;
+        let msum = self.ms_rowsum(i);
         for j in 0..self.p.nt {
+            let mt = self.mt_rowsum(j + 1);
             for c in 0..N {
-                let mut s = m_own * own[j][c];
-                if let Some(y) = below {
+                let mut s = m_own * own.0[j][c];
+                let mut m = m_own * own.1[j][c];
+                if let Some((y, ym)) = below {
                     s += m_off * y[j][c];
+                    m += m_off * ym[j][c];
                 }
-                if let Some(y) = above {
+                if let Some((y, ym)) = above {
                     s += m_off * y[j][c];
+                    m += m_off * ym[j][c];
                 }
-                worst = worst.max(s.abs());
+                let g = group::<B::Law, N>(KINEMATIC, c);
+                let phi = msum * (xs[g] + mt * xs[group::<B::Law, N>(MOMENTUM, c)]);
+                meas.add_row(g, s, m, phi);
             }
         }
-        worst
     }
 
     /// The couplings of element `et` of element column `i − 1` between the rows of its right
@@ -993,6 +1153,7 @@ impl<'a, B: InverseBody<N>, const N: usize> Sideways<'a, B, N> {
     /// Everything of node column `i ≥ 1` that depends on the iterate only: `R2_i` and its
     /// largest entry, the lumped residual `y_{i−1}` and (full passes) the factorised band of
     /// column `i − 1`.
+    #[allow(clippy::too_many_arguments)]
     fn prepare_column(
         &self,
         u: &[f64],
@@ -1000,36 +1161,53 @@ impl<'a, B: InverseBody<N>, const N: usize> Sideways<'a, B, N> {
         left: &ElementColumn<N>,
         right: Option<&ElementColumn<N>>,
         full: bool,
+        xs: &[f64; GROUPS],
         col: &mut Column<BandOf<B, N>, N>,
     ) -> Result<(), SolveError> {
         col.r2.fill([0.0; N]);
-        self.scatter(1.0, left, &mut col.r2);
+        col.m2.fill([0.0; N]);
+        col.p2.fill([0.0; N]);
+        self.scatter(1.0, left, xs, (&mut col.r2, &mut col.m2, &mut col.p2));
         if let Some(right) = right {
-            self.scatter(-1.0, right, &mut col.r2);
+            self.scatter(-1.0, right, xs, (&mut col.r2, &mut col.m2, &mut col.p2));
         }
         if B::NONLINEAR_TIP && i == self.p.ns {
             self.tip_points(u, full, &mut col.tip);
         }
-        self.linear_r2(u, i, &col.tip, &mut col.r2);
-        col.norm = col.r2.iter().flatten().fold(0.0f64, |m, v| m.max(v.abs()));
-        self.lumped(u, i - 1, &mut col.y);
+        let Column {
+            r2, m2, p2, tip, ..
+        } = col;
+        self.linear_r2(u, i, tip, xs, (r2, m2, p2));
+        col.meas.reset(GROUPS);
+        for j in 0..self.p.nt {
+            for c in 0..N {
+                let g = group::<B::Law, N>(MOMENTUM, c);
+                col.meas
+                    .add_row(g, col.r2[j][c], col.m2[j][c], col.p2[j][c]);
+            }
+        }
+        self.lumped(u, i - 1, &mut col.y, &mut col.ym);
         if full {
             self.fill_band(left, i, &mut col.band)?;
         }
         Ok(())
     }
 
-    /// One pass at `u`: the residual's largest entry and, if `full`, the Newton update `du`
-    /// (`J du = r`).
+    /// One pass at `u`: the measures of the residual per equation group into `meas`
+    /// ([`GROUPS`]: residual, magnitudes of the terms, floor basis of every row) and, if
+    /// `full`, the Newton update `du` (`J du = r`). A residual-only pass computes no Hessian:
+    /// its floor basis lacks the stiffness part.
     pub(super) fn pass(
         &mut self,
         u: &[f64],
         du: &mut [f64],
         full: bool,
+        meas: &mut Measures,
     ) -> Result<Pass, PassError> {
         let mut out = Pass::default();
         let mut batches = std::mem::replace(&mut self.batches, [Batch::empty(), Batch::empty()]);
-        let result = self.march(u, du, full, &mut batches, &mut out);
+        meas.reset(GROUPS);
+        let result = self.march(u, du, full, &mut batches, &mut out, meas);
         self.batches = batches;
         result?;
         Ok(out)
@@ -1038,10 +1216,12 @@ impl<'a, B: InverseBody<N>, const N: usize> Sideways<'a, B, N> {
     /// Points, residual, lumped residual and (full passes) factorised bands of the node
     /// columns `i_hi, …, i_hi − n + 1` into `batch`; `right`: element column `i_hi` (none at
     /// the tip). Returns the seconds spent in the points and in the columns.
+    #[allow(clippy::too_many_arguments)]
     fn prepare(
         &self,
         u: &[f64],
         full: bool,
+        xs: &[f64; GROUPS],
         (i_hi, n): (usize, usize),
         right: Option<&ElementColumn<N>>,
         batch: &mut Batch<BandOf<B, N>, N>,
@@ -1065,16 +1245,16 @@ impl<'a, B: InverseBody<N>, const N: usize> Sideways<'a, B, N> {
             .enumerate()
             .try_for_each(|(k, col)| {
                 let right = (k > 0 || has_right).then(|| &elements[k]);
-                self.prepare_column(u, i_hi - k, &elements[k + 1], right, full, col)
+                self.prepare_column(u, i_hi - k, &elements[k + 1], right, full, xs, col)
             })
             .map_err(PassError::Linear)?;
         Ok((kernel, t.elapsed().as_secs_f64()))
     }
 
-    /// The sequential part of a prepared batch: the consistent `R1` norms, and (full passes)
-    /// the substitutions column after column. `y_own`, `y_above`: the lumped residuals of the
-    /// column above the batch and of the one above that, updated to those of the batch's last
-    /// two columns.
+    /// The sequential part of a prepared batch: the measures of its rows (`R2`, consistent
+    /// `R1`), and (full passes) the substitutions column after column. `y`: the lumped
+    /// residuals and their magnitudes of the column above the batch (`own`) and of the one
+    /// above that (`above`), updated to those of the batch's last two columns.
     #[allow(clippy::too_many_arguments)]
     fn finish(
         &self,
@@ -1084,26 +1264,34 @@ impl<'a, B: InverseBody<N>, const N: usize> Sideways<'a, B, N> {
         elements: &[ElementColumn<N>],
         columns: &mut [Column<BandOf<B, N>, N>],
         (i_hi, n): (usize, usize),
-        y_own: &mut Vec<[f64; N]>,
-        y_above: &mut Vec<[f64; N]>,
+        y: &mut Lumped<N>,
+        xs: &[f64; GROUPS],
+        meas: &mut Measures,
         out: &mut Pass,
     ) {
         let t = Instant::now();
         let ns = self.p.ns;
         for (k, col) in columns[..n].iter_mut().enumerate() {
             let i = i_hi - k;
-            let above = (i < ns).then_some(y_above.as_slice());
-            out.norm = out
-                .norm
-                .max(col.norm)
-                .max(self.r1_norm(i, Some(&col.y), y_own, above));
+            meas.merge(&col.meas);
+            let above = (i < ns).then_some((y.above.as_slice(), y.above_m.as_slice()));
+            self.r1_rows(
+                i,
+                Some((&col.y, &col.ym)),
+                (&y.own, &y.own_m),
+                above,
+                xs,
+                meas,
+            );
             if full {
                 let right = (k > 0 || has_right).then(|| &elements[k]);
                 self.substitute(du, i, &elements[k + 1], right, col, out);
             }
             // y_{i−1} becomes the column's own, y_i the one above
-            std::mem::swap(y_above, y_own);
-            y_own.copy_from_slice(&col.y);
+            std::mem::swap(&mut y.above, &mut y.own);
+            std::mem::swap(&mut y.above_m, &mut y.own_m);
+            y.own.copy_from_slice(&col.y);
+            y.own_m.copy_from_slice(&col.ym);
         }
         out.column_seconds += t.elapsed().as_secs_f64();
     }
@@ -1115,24 +1303,42 @@ impl<'a, B: InverseBody<N>, const N: usize> Sideways<'a, B, N> {
         full: bool,
         batches: &mut [Batch<BandOf<B, N>, N>; 2],
         out: &mut Pass,
+        meas: &mut Measures,
     ) -> Result<(), PassError> {
         let (ns, nt) = (self.p.ns, self.p.nt);
         let started = Instant::now();
+        let xs = self.group_maxima(u);
         // lumped residuals y_{i+1}, y_i of the columns above the one being processed
-        let mut y_above = vec![[0.0; N]; nt];
-        let mut y_own = vec![[0.0; N]; nt];
-        self.lumped(u, ns, &mut y_own);
-        // 1. Servo rows R3 → x at the tip; lumped R1_ns → v at the tip.
+        let mut y = Lumped {
+            own: vec![[0.0; N]; nt],
+            own_m: vec![[0.0; N]; nt],
+            above: vec![[0.0; N]; nt],
+            above_m: vec![[0.0; N]; nt],
+        };
+        self.lumped(u, ns, &mut y.own, &mut y.own_m);
+        // 1. Servo rows R3 → x at the tip; lumped R1_ns → v at the tip. The terms of R3 are
+        // measured from the tip's start value: `M_t (x − x0)` and `∫ N (γ − x0)`.
         let tip = self.col(u, ns);
         let x0 = self.p.x0[ns];
         let mut r3 = vec![0.0; N * nt];
         for j in 1..=nt {
             for c in 0..N {
                 let at = |k: usize| if k == 0 { x0[c] } else { at::<N>(tip, k, c) };
-                r3[N * (j - 1) + c] = self.mt_apply(at, j) - self.p.gamma[j - 1][c];
+                let r = self.mt_apply(at, j) - self.p.gamma[j - 1][c];
+                r3[N * (j - 1) + c] = r;
+                let mt = self.mt_rowsum(j);
+                let rel = |k: usize| {
+                    if k == 0 {
+                        0.0
+                    } else {
+                        tip[2 * N * (k - 1) + c] - x0[c]
+                    }
+                };
+                let m = self.mt_apply(rel, j).abs() + (self.p.gamma[j - 1][c] - mt * x0[c]).abs();
+                let g = group::<B::Law, N>(SERVO, c);
+                meas.add_row(g, r, m, mt * xs[group::<B::Law, N>(KINEMATIC, c)]);
             }
         }
-        out.norm = r3.iter().fold(0.0f64, |m, v| m.max(v.abs()));
         if full {
             let mut b = r3.clone();
             for c in 0..N {
@@ -1145,7 +1351,7 @@ impl<'a, B: InverseBody<N>, const N: usize> Sideways<'a, B, N> {
             }
             for j in 1..=nt {
                 for c in 0..N {
-                    b[N * (j - 1) + c] = self.dt_col(dcol, c, j, 0.0) - y_own[j - 1][c];
+                    b[N * (j - 1) + c] = self.dt_col(dcol, c, j, 0.0) - y.own[j - 1][c];
                 }
             }
             for c in 0..N {
@@ -1163,7 +1369,7 @@ impl<'a, B: InverseBody<N>, const N: usize> Sideways<'a, B, N> {
                         if k == 0 { 0.0 } else { at::<N>(dcol, k, N + c) }
                     };
                     let mx = self.mt_apply(x, j) - r3[N * (j - 1) + c];
-                    let mv = self.dt_col(dcol, c, j, 0.0) - self.mt_apply(v, j) - y_own[j - 1][c];
+                    let mv = self.dt_col(dcol, c, j, 0.0) - self.mt_apply(v, j) - y.own[j - 1][c];
                     out.mismatch = out.mismatch.max(mx.abs()).max(mv.abs());
                 }
             }
@@ -1183,7 +1389,7 @@ impl<'a, B: InverseBody<N>, const N: usize> Sideways<'a, B, N> {
         };
         let (first, second) = batches.split_at_mut(1);
         let (mut cur, mut next) = (&mut first[0], &mut second[0]);
-        let (kernel, columns) = self.prepare(u, full, ranges[0], None, cur)?;
+        let (kernel, columns) = self.prepare(u, full, &xs, ranges[0], None, cur)?;
         out.kernel_seconds += kernel;
         out.column_seconds += columns;
         for (b, &range) in ranges.iter().enumerate() {
@@ -1195,11 +1401,13 @@ impl<'a, B: InverseBody<N>, const N: usize> Sideways<'a, B, N> {
             let elements: &[ElementColumn<N>] = elements;
             let lowest = &elements[range.1];
             let mut seq = Pass::default();
-            let (y_own, y_above) = (&mut y_own, &mut y_above);
+            let y = &mut y;
             let du = &mut *du;
+            let meas = &mut *meas;
+            let xs = &xs;
             let (prepared, ()) = rayon::join(
                 || match ranges.get(b + 1) {
-                    Some(&r) => self.prepare(u, full, r, Some(lowest), next).map(Some),
+                    Some(&r) => self.prepare(u, full, xs, r, Some(lowest), next).map(Some),
                     None => Ok(None),
                 },
                 || {
@@ -1210,13 +1418,13 @@ impl<'a, B: InverseBody<N>, const N: usize> Sideways<'a, B, N> {
                         elements,
                         cols,
                         range,
-                        y_own,
-                        y_above,
+                        y,
+                        xs,
+                        meas,
                         &mut seq,
                     )
                 },
             );
-            out.norm = out.norm.max(seq.norm);
             out.mismatch = out.mismatch.max(seq.mismatch);
             out.column_seconds += seq.column_seconds;
             if let Some((kernel, columns)) = prepared? {
@@ -1230,14 +1438,18 @@ impl<'a, B: InverseBody<N>, const N: usize> Sideways<'a, B, N> {
         let element0 = &last.elements[last.range.1];
         // 3. R2_0 → actuation; consistent R1_0.
         let t = Instant::now();
-        let above = (ns > 0).then_some(y_above.as_slice());
-        out.norm = out.norm.max(self.r1_norm(0, None, &y_own, above));
+        let above = (ns > 0).then_some((y.above.as_slice(), y.above_m.as_slice()));
+        self.r1_rows(0, None, (&y.own, &y.own_m), above, &xs, meas);
         let mut r2 = vec![[0.0; N]; nt];
-        self.scatter(-1.0, element0, &mut r2);
-        self.linear_r2(u, 0, &[], &mut r2);
-        out.norm = out
-            .norm
-            .max(r2.iter().flatten().fold(0.0f64, |m, v| m.max(v.abs())));
+        let (mut m2, mut p2) = (vec![[0.0; N]; nt], vec![[0.0; N]; nt]);
+        self.scatter(-1.0, element0, &xs, (&mut r2, &mut m2, &mut p2));
+        self.linear_r2(u, 0, &[], &xs, (&mut r2, &mut m2, &mut p2));
+        for j in 0..nt {
+            for c in 0..N {
+                let g = group::<B::Law, N>(MOMENTUM, c);
+                meas.add_row(g, r2[j][c], m2[j][c], p2[j][c]);
+            }
+        }
         if full {
             // known(0) − M_t dF = r2(0)
             let mut known = vec![[0.0; N]; nt];

@@ -128,8 +128,8 @@ fn solve_nested(
     let started = std::time::Instant::now();
     let (start, how) = match coarse {
         Some(c) => {
-            let mut s = *settings;
-            s.tolerance = newton_tolerance(model, &c, path, settings.tolerance);
+            // (the Newton tolerance is relative: solve::newton)
+            let s = *settings;
             let rigid = rigid_start(model, &c, path);
             match solve_inverse_started(model, &c, &Planar(path), &s, Some(rigid)) {
                 Ok(sol) => (sol, NewtonStart::Nested),
@@ -140,8 +140,7 @@ fn solve_nested(
         None => (rigid_start(model, mesh, path), NewtonStart::Rigid),
     };
     let start_seconds = started.elapsed().as_secs_f64();
-    let mut s = *settings;
-    s.tolerance = newton_tolerance(model, mesh, path, settings.tolerance);
+    let s = *settings;
     let mut solution = solve_inverse_started(model, mesh, &Planar(path), &s, Some(start))?;
     solution.newton.start = how;
     solution.newton.start_seconds = start_seconds;

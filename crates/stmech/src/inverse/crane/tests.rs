@@ -41,11 +41,10 @@ fn the_slowest_transverse_wave_binds_the_mesh_ratio() {
             elements_s: ns,
             elements_t: nt,
         };
-        let s = NewtonSettings {
-            tolerance: newton_tolerance(&model, &mesh, &path, 1e-10),
+        let s = NewtonSettings::with_newton(crate::solve::newton::NewtonParams {
+            tolerance: 1e-10,
             max_iterations: 12,
-            ..Default::default()
-        };
+        });
         let mut m = model;
         m.payload_start = path.pose(0.0);
         let start = rigid_start(&m, &mesh, &path);
@@ -137,11 +136,10 @@ fn the_last_element_binds_the_chain_mesh_ratio() {
                 hs / (element_speed(&model, &rep, s_e) * mesh.ht()) > 2.0
             })
             .count();
-        let s = NewtonSettings {
-            tolerance: newton_tolerance(&model, &mesh, &path, 1e-10),
+        let s = NewtonSettings::with_newton(crate::solve::newton::NewtonParams {
+            tolerance: 1e-10,
             max_iterations: 12,
-            ..Default::default()
-        };
+        });
         let start = rigid_start(&model, &mesh, &path);
         let err = match solve_inverse_started(
             &model,

@@ -29,6 +29,7 @@ const CHUNK_VALUES: usize = 1024 * 600;
 #[derive(Clone)]
 struct ElementOutput {
     re: Vec<f64>,
+    me: Vec<f64>,
     ke: Vec<f64>,
     result: Result<(), ElementError>,
 }
@@ -37,6 +38,7 @@ impl ElementOutput {
     fn new(nd: usize) -> Self {
         Self {
             re: vec![0.0; nd],
+            me: vec![0.0; nd],
             ke: vec![0.0; nd * nd],
             result: Ok(()),
         }
@@ -137,14 +139,20 @@ impl<'a, B: InverseBody<N>, const N: usize> Assembly<'a, B, N> {
         self.mesh.t_start + j as f64 * self.ht
     }
 
-    /// Residual into `r` and, if given, the Jacobian into `jac`.
+    /// Residual into `r`, the magnitudes of its terms into `m` (`m_i = Σ_t |t_i|`, the scale
+    /// of the Newton stop, `solve::newton::measure`) and, if given, the Jacobian into `jac`.
+    /// The servo rows' terms are measured from the tip's start value (`∫ N (x(L) − x(L, 0))`
+    /// and `∫ N (γ − x(L, 0))`, whose difference is the row): absolute positions would make
+    /// the scale grow with the distance from the origin.
     pub(super) fn assemble(
         &self,
         u: &[f64],
         r: &mut [f64],
+        m: &mut [f64],
         mut jac: Option<&mut dyn JacobianSink>,
     ) -> Result<(), ElementError> {
         r.fill(0.0);
+        m.fill(0.0);
         if let Some(j) = jac.as_deref_mut() {
             j.clear();
         }
@@ -178,8 +186,12 @@ impl<'a, B: InverseBody<N>, const N: usize> Assembly<'a, B, N> {
                         q[2 * N * a + c] = node_value(es + a % 2, et + a / 2, c);
                     }
                 }
-                out.result =
-                    element.residual_into(q, &mut out.re, want.then_some(out.ke.as_mut_slice()));
+                out.result = element.residual_terms(
+                    q,
+                    &mut out.re,
+                    Some(&mut out.me),
+                    want.then_some(out.ke.as_mut_slice()),
+                );
             });
             for (k, out) in buf[..len].iter().enumerate() {
                 let (et, es) = ((first + k) / nes, (first + k) % nes);
@@ -188,6 +200,7 @@ impl<'a, B: InverseBody<N>, const N: usize> Assembly<'a, B, N> {
                 for row in 0..nd {
                     if d[row] != SKIP as usize {
                         r[d[row]] += out.re[row];
+                        m[d[row]] += out.me[row];
                     }
                 }
                 if let Some(jv) = jac.as_deref_mut() {
@@ -215,7 +228,9 @@ impl<'a, B: InverseBody<N>, const N: usize> Assembly<'a, B, N> {
                         if i == ns {
                             f += ft[c];
                         }
-                        r[Self::dof(ns1, i, j, N + c)] -= f * tj;
+                        let row = Self::dof(ns1, i, j, N + c);
+                        r[row] -= f * tj;
+                        m[row] += (f * tj).abs();
                     }
                 }
             }
@@ -231,7 +246,9 @@ impl<'a, B: InverseBody<N>, const N: usize> Assembly<'a, B, N> {
                         if let Some(mt) = tip {
                             let row = Self::dof(ns1, ns, ja, N + c);
                             if row != SKIP as usize {
-                                r[row] += mt[c] * dab * self.node_value(u, ns, jb, N + c);
+                                let t = mt[c] * dab * self.node_value(u, ns, jb, N + c);
+                                r[row] += t;
+                                m[row] += t.abs();
                                 if let (Some(jv), true) = (jac.as_deref_mut(), jb > 0) {
                                     jv.add(row, Self::dof(ns1, ns, jb, N + c), mt[c] * dab);
                                 }
@@ -241,7 +258,9 @@ impl<'a, B: InverseBody<N>, const N: usize> Assembly<'a, B, N> {
                             // − ∫ N_a F  (R2 at s = 0)
                             let row = Self::dof(ns1, 0, ja, N + c);
                             if row != SKIP as usize {
-                                r[row] -= mab * self.f_value(u, jb, c);
+                                let t = mab * self.f_value(u, jb, c);
+                                r[row] -= t;
+                                m[row] += t.abs();
                                 if let (Some(jv), true) = (jac.as_deref_mut(), jb > 0) {
                                     jv.add(row, self.f_dof(jb, c), -mab);
                                 }
@@ -250,7 +269,9 @@ impl<'a, B: InverseBody<N>, const N: usize> Assembly<'a, B, N> {
                             let row = self.f_dof(ja, c);
                             let at = if self.hold[c] { 0 } else { ns };
                             if row != SKIP as usize {
-                                r[row] += mab * self.node_value(u, at, jb, c);
+                                let x = self.node_value(u, at, jb, c);
+                                r[row] += mab * x;
+                                m[row] += (mab * (x - self.x0[at][c])).abs();
                                 if let (Some(jv), true) = (jac.as_deref_mut(), jb > 0) {
                                     jv.add(row, Self::dof(ns1, at, jb, c), mab);
                                 }
@@ -261,16 +282,18 @@ impl<'a, B: InverseBody<N>, const N: usize> Assembly<'a, B, N> {
             }
             // + ∫ N_a f_tip(x, v, ∂t v) at s = L (2-point Gauss): the nonlinear tip law
             if B::NONLINEAR_TIP {
-                self.tip_terms(u, et, r, jac.as_deref_mut());
+                self.tip_terms(u, et, r, m, jac.as_deref_mut());
             }
             // Known functions of time, by 4-point Gauss: − ∫ N_a γ (R3), − ∫ N_a F (forward).
             for (&tau, &w) in self.gauss.points.iter().zip(&self.gauss.weights) {
                 let t = self.t_node(et) + tau * self.ht;
                 let na = [1.0 - tau, tau];
-                let (vals, rows): ([f64; N], [[usize; N]; 2]) = match self.mode {
+                // the servo rows' terms are measured from the start value (see above)
+                let (vals, rows, refs): ([f64; N], [[usize; N]; 2], [f64; N]) = match self.mode {
                     Mode::Inverse(tr) => (
                         self.servo_target(tr, t),
                         [0, 1].map(|l| std::array::from_fn(|c| self.f_dof(js[l], c))),
+                        std::array::from_fn(|c| self.x0[if self.hold[c] { 0 } else { ns }][c]),
                     ),
                     // R2 ⊃ − ∫ N_a F, the same sign as the unknown actuation of inverse mode
                     // (a sign flip here was caught by `tests/beam_cross_check.rs`)
@@ -280,13 +303,16 @@ impl<'a, B: InverseBody<N>, const N: usize> Assembly<'a, B, N> {
                             g,
                             [0, 1]
                                 .map(|l| std::array::from_fn(|c| Self::dof(ns1, 0, js[l], N + c))),
+                            [0.0; N],
                         )
                     }
                 };
                 for l in 0..2 {
                     for c in 0..N {
                         if rows[l][c] != SKIP as usize {
-                            r[rows[l][c]] -= w * self.ht * na[l] * vals[c];
+                            let wn = w * self.ht * na[l];
+                            r[rows[l][c]] -= wn * vals[c];
+                            m[rows[l][c]] += (wn * (vals[c] - refs[c])).abs();
                         }
                     }
                 }
@@ -309,6 +335,7 @@ impl<'a, B: InverseBody<N>, const N: usize> Assembly<'a, B, N> {
         u: &[f64],
         et: usize,
         r: &mut [f64],
+        m: &mut [f64],
         mut jac: Option<&mut (dyn JacobianSink + '_)>,
     ) {
         let (ns1, ns) = (self.ns1(), self.mesh.elements_s);
@@ -332,6 +359,7 @@ impl<'a, B: InverseBody<N>, const N: usize> Assembly<'a, B, N> {
                         continue;
                     }
                     r[row] += wt * tn[la] * ip.f[c];
+                    m[row] += (wt * tn[la] * ip.f[c]).abs();
                     if let Some(jv) = jac.as_deref_mut() {
                         for lb in 0..2 {
                             if js[lb] == 0 {

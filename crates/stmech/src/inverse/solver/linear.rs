@@ -7,6 +7,7 @@ use super::{InverseError, LinearSolverKind};
 use crate::discretize::pattern::{CscPattern, SKIP};
 use crate::error::SolveError;
 use crate::solve::linear::SparseLu;
+use crate::solve::newton::assembled::group_floor;
 
 /// Where the assembler puts Jacobian entries (global numbering of [`Assembly`]).
 pub(super) trait JacobianSink {
@@ -26,6 +27,16 @@ pub(super) trait LinearStage: JacobianSink {
     fn stored(&self) -> usize;
     /// Which solver this is.
     fn kind(&self) -> LinearSolverKind;
+    /// The floor basis `out_i = Σ_j |J_ij| X_g(j)` of the stored Jacobian at `x`
+    /// ([`group_floor`], `groups` the group of every unknown).
+    fn floor_basis(
+        &self,
+        x: &[f64],
+        groups: &[u8],
+        n_groups: usize,
+        scratch: &mut Vec<f64>,
+        out: &mut [f64],
+    );
 }
 
 /// General sparse storage and faer's sparse LU (symbolic analysis once per mesh).
@@ -131,6 +142,25 @@ impl LinearStage for CscStage {
 
     fn kind(&self) -> LinearSolverKind {
         LinearSolverKind::SparseLu
+    }
+
+    fn floor_basis(
+        &self,
+        x: &[f64],
+        groups: &[u8],
+        n_groups: usize,
+        scratch: &mut Vec<f64>,
+        out: &mut [f64],
+    ) {
+        group_floor(
+            &self.pattern,
+            &self.values,
+            x,
+            groups,
+            n_groups,
+            scratch,
+            out,
+        );
     }
 }
 

@@ -53,6 +53,7 @@ use crate::beam::section::{ConstitutiveLaw, SectionProperties};
 use crate::error::{InputError, SolveError};
 use crate::inverse::body::InverseBody;
 use crate::inverse::sideways::Sideways;
+use crate::solve::newton::NewtonParams;
 use assembly::{Assembly, Mode};
 use linear::{CscStage, inverse_stage};
 use newton::{WithVelocity, newton_generic, newton_sideways, newton_v};
@@ -198,23 +199,31 @@ pub enum LinearSolverKind {
     SparseLu,
 }
 
-/// Newton settings.
-#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
+/// Settings of the space-time solves: the one Newton parameter type of stmech
+/// ([`NewtonParams`]: relative `tolerance`, default `10⁻¹⁰`, and `max_iterations`, default
+/// 30; `solve::newton`) and, separately, the linear solver of the Newton systems.
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize)]
 pub struct NewtonSettings {
-    /// Tolerance on the largest residual entry.
-    pub tolerance: f64,
-    /// Iteration limit.
-    pub max_iterations: usize,
+    /// Tolerance and iteration limit (`[newton]` of the scenario).
+    pub newton: NewtonParams,
     /// Linear solver (inverse mode; forward mode always uses sparse LU).
     pub linear_solver: LinearSolverKind,
 }
 
-impl Default for NewtonSettings {
-    fn default() -> Self {
+impl NewtonSettings {
+    /// The default settings with the linear solver `linear_solver`.
+    pub fn with_linear_solver(linear_solver: LinearSolverKind) -> Self {
         Self {
-            tolerance: 1e-10,
-            max_iterations: 30,
-            linear_solver: LinearSolverKind::default(),
+            linear_solver,
+            ..Self::default()
+        }
+    }
+
+    /// The default linear solver with the Newton parameters `newton`.
+    pub fn with_newton(newton: NewtonParams) -> Self {
+        Self {
+            newton,
+            ..Self::default()
         }
     }
 }
@@ -231,13 +240,16 @@ pub enum InverseError {
     /// Unusable trajectory.
     #[error(transparent)]
     Trajectory(#[from] super::trajectory::TrajectoryError),
-    /// Newton did not reach the tolerance.
+    /// The space-time Newton solve did not converge ([`SolveError::NewtonDiverged`] with the
+    /// body's stage: its remedy, or the round-off floor and a `newton.tolerance` that passes).
+    #[error(transparent)]
+    Newton(SolveError),
+    /// A fixed-point iteration of the method of characteristics did not converge.
     #[error(
-        "Newton did not converge in {iterations} iterations: residual {residual:.3e} > tolerance \
-         {tolerance:.1e} (history: {history_text}). Remedy: check that the trajectory is \
-         reachable (a beam cannot stretch or bend arbitrarily, a rope can only pull), slow the \
-         manoeuvre down, refine \
-         the mesh at the same ratio (mesh.resolution), or raise newton.max_iterations"
+        "the method of characteristics did not converge in {iterations} iterations: change \
+         {residual:.3e} > tolerance {tolerance:.1e} ({history_text}). Remedy: check that the \
+         trajectory is reachable (a beam cannot stretch or bend arbitrarily, a rope can only \
+         pull), slow the manoeuvre down, or refine the mesh"
     )]
     NewtonFailed {
         /// Iterations done.
@@ -253,7 +265,7 @@ pub enum InverseError {
     },
     /// A Newton step compressed an element to zero length even after step halving.
     #[error(
-        "Newton failed at iteration {iteration}: {source}; even a step shortened 32× \
+        "Newton failed at iteration {iteration}: {source}; even a step shortened 256× \
          inverts an element of the beam or rope. Remedy: slow the manoeuvre down or refine \
          the mesh"
     )]
@@ -268,13 +280,33 @@ pub enum InverseError {
     Linear(#[from] SolveError),
 }
 
+impl InverseError {
+    /// The residual history of a Newton (or fixed-point) iteration that did not converge.
+    pub fn newton_history(&self) -> Option<&[f64]> {
+        match self {
+            Self::NewtonFailed { history, .. } => Some(history),
+            Self::Newton(SolveError::NewtonDiverged { history, .. }) => Some(history),
+            _ => None,
+        }
+    }
+}
+
 /// Newton history of a solve.
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
 pub struct NewtonHistory {
     /// Iterations (linear solves).
     pub iterations: usize,
-    /// Largest residual entry before each iteration and after the last.
+    /// Relative residual above the round-off floor (`solve::newton::measure`) before each
+    /// iteration and after the last.
     pub residuals: Vec<f64>,
+    /// Whether Newton stopped at the round-off floor above the tolerance.
+    pub at_floor: bool,
+    /// Relative round-off floor at the last iterate.
+    pub residual_floor: f64,
+    /// Relative residual at the last iterate (above the tolerance only at the floor).
+    pub final_relative: f64,
+    /// Step halvings of the line search.
+    pub halvings: usize,
     /// Unknowns.
     pub unknowns: usize,
     /// Stored Jacobian entries.
@@ -481,7 +513,7 @@ pub(crate) fn solve_inverse_held<B: InverseBody<N>, const N: usize>(
                 Some(start) => asm.guess_from_in(&start, &sw),
                 None => asm.initial_guess_in(&sw),
             };
-            let (u, hist) = newton_sideways(&mut sw, settings, guess)?;
+            let (u, hist) = newton_sideways(&mut sw, settings, guess, asm.ns1(), mesh.elements_t)?;
             asm.solution_in(&u, &sw, hist)
         }
         LinearSolverKind::SparseLu => {
@@ -491,7 +523,8 @@ pub(crate) fn solve_inverse_held<B: InverseBody<N>, const N: usize>(
                 None => asm.initial_guess(),
             };
             let mut stage = inverse_stage(&asm)?;
-            let (u, hist) = newton_generic(&asm, &mut stage, settings, guess, asm.n)?;
+            let groups = newton::unknown_groups::<B, N>(&asm.layout(), asm.ns1(), mesh.elements_t);
+            let (u, hist) = newton_generic(&asm, &mut stage, settings, guess, groups, B::STAGE)?;
             asm.solution(&u, hist)
         }
     };
@@ -523,7 +556,8 @@ pub fn solve_forward_body<B: InverseBody<N>, const N: usize>(
         Some(s) => asm.guess_from(s),
         None => asm.initial_guess(),
     };
-    let (u, hist) = newton_generic(&asm, &mut stage, settings, guess, asm.n)?;
+    let groups = newton::unknown_groups::<B, N>(&asm.layout(), asm.ns1(), mesh.elements_t);
+    let (u, hist) = newton_generic(&asm, &mut stage, settings, guess, groups, B::STAGE)?;
     let mut sol = asm.solution(&u, hist);
     if start.is_some() {
         sol.newton.start = NewtonStart::Given;

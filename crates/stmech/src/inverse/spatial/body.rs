@@ -89,6 +89,7 @@ fn v3(x: &[f64]) -> [f64; 3] {
 }
 
 impl InverseBody<6> for SpatialBeam {
+    const STAGE: crate::solve::newton::Stage = crate::solve::newton::Stage::SpatialInverseDomain;
     type Law = SpatialPointLaw;
     const NONLINEAR_TIP: bool = true;
 

@@ -28,8 +28,9 @@
 //!   of the first node ([`PrescribedFrame`]: its placement and directors follow the path).
 //! * Time: cG([`ForwardResolution::time_order`]) with one-element blocks of at most
 //!   [`ForwardResolution::step`] (the interval is divided into whole elements), Newton to the
-//!   default tolerance 10⁻¹⁰ or, for a stiff beam, a small multiple of the residual's
-//!   round-off floor (`newton_tolerance`).
+//!   default relative tolerance 10⁻¹⁰ of the one Newton driver (`solve::newton`: relative
+//!   to the terms of each equation group, accepted at the round-off floor of a stiff beam or
+//!   of a base far from the origin).
 //!
 //! # Deviation
 //! At every time node `t` of the forward run, with the tip node's `φ(L, t)`, `d_i(L, t)` and
@@ -218,8 +219,7 @@ pub struct SpatialTracking {
     pub step: f64,
     /// Newton iterations of the whole run.
     pub newton_iterations: usize,
-    /// Newton tolerance used (the default 10⁻¹⁰, or the residual's round-off floor of a stiff
-    /// beam).
+    /// Newton tolerance used (relative, `solve::newton`: the default 10⁻¹⁰).
     pub newton_tolerance: f64,
     /// Configuration coordinates of the forward model.
     pub unknowns: usize,
@@ -352,10 +352,9 @@ fn closed_loop_with(
         quadrature_points: None,
         formulation: Formulation::PetrovGalerkin,
     });
-    let newton = NewtonParams {
-        tolerance: newton_tolerance(beam, res, h, &nodes, path),
-        max_iterations: NewtonParams::default().max_iterations,
-    };
+    // the default relative tolerance: the driver's stop is relative to the terms of each
+    // equation group and accepts the round-off floor of a stiff beam (`solve::newton`)
+    let newton = NewtonParams::default();
     let traj = simulate(sys, &q0, &v0, t_start, t_end, &method, &newton, &mut |_| {})?;
     let mut samples = Vec::with_capacity(traj.len());
     for k in 0..traj.len() {
@@ -398,41 +397,6 @@ fn closed_loop_with(
         seconds: started.elapsed().as_secs_f64(),
     })
 }
-
-/// Newton tolerance of the forward run: the default 10⁻¹⁰, or the round-off floor of the
-/// residual if that is larger. A stiff beam's elastic forces cancel only to round-off: strains
-/// of `φ′`, `d_i′` from nodal coordinates of size `|q|` carry errors `ε |q| / h_s` (`h_s` the
-/// node spacing), forces `C ε |q| / h_s`, and the time element's residual (forces times time)
-/// `h C ε |q| / h_s`. The tolerance is [`FLOOR_FACTOR`] times that (measured: the residual of
-/// the rest state is about twice the estimate).
-fn newton_tolerance(
-    beam: &SpatialBeam,
-    res: &ForwardResolution,
-    h: f64,
-    nodes: &[f64],
-    path: &dyn PoseTrajectory,
-) -> f64 {
-    let c_max = beam
-        .section
-        .stiffness()
-        .iter()
-        .flatten()
-        .fold(0.0f64, |m, c| m.max(c.abs()));
-    let extent = |x: &Vec3| x.iter().fold(0.0f64, |m, c| m.max(c.abs()));
-    // coordinates: the nodes lie within L of the tip (or of the base at rest)
-    let q_scale = nodes
-        .iter()
-        .fold(1.0 + extent(&beam.base) + beam.length, |m, &t| {
-            m.max(1.0 + extent(&path.state(t).pose.position) + beam.length)
-        });
-    let hs = beam.length / (res.elements * res.order) as f64;
-    let floor = FLOOR_FACTOR * f64::EPSILON * h * c_max * q_scale / hs;
-    NewtonParams::default().tolerance.max(floor)
-}
-
-/// Safety factor of the Newton tolerance over the estimated round-off floor
-/// ([`newton_tolerance`]).
-const FLOOR_FACTOR: f64 = 16.0;
 
 /// Rotation angle of `R_a R_bᵀ = Σ_i a_i ⊗ b_i` (rad, in `[0, π]`): `sin θ = ½ |Σ b_i × a_i|`,
 /// `cos θ = ½ (Σ a_i · b_i − 1)`.

@@ -323,7 +323,11 @@ pub fn solve_space_time_started(
                 sol.newton.start_seconds = march_seconds;
                 return Ok(sol);
             }
-            Err(InverseError::NewtonFailed { .. } | InverseError::Element { .. }) => {}
+            Err(
+                InverseError::NewtonFailed { .. }
+                | InverseError::Newton(_)
+                | InverseError::Element { .. },
+            ) => {}
             Err(e) => return Err(e),
         }
     }

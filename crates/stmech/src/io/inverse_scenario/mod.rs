@@ -149,23 +149,29 @@ impl InverseScenario {
     }
 }
 
-/// `[newton]` of the inverse scenarios (beam and crane), with the problems of its fields.
+/// `[newton]` of the inverse scenarios (beam and crane), with the problems of its fields: the
+/// relative `tolerance` (`solve::newton`, in `[MIN_TOLERANCE, MAX_TOLERANCE]`, default 1e-10),
+/// `max_iterations` (default 30) and the `linear_solver`.
 fn newton_settings(raw: Option<&raw::RawNewton>, issues: &mut Vec<InputError>) -> NewtonSettings {
+    use crate::solve::newton::{MAX_TOLERANCE, MIN_TOLERANCE};
     let mut newton = NewtonSettings::default();
     if let Some(n) = raw {
         if let Some(tol) = n.tolerance {
-            if tol.is_finite() && tol > 0.0 {
-                newton.tolerance = tol;
+            if (MIN_TOLERANCE..=MAX_TOLERANCE).contains(&tol) {
+                newton.newton.tolerance = tol;
             } else {
                 issues.push(problem(
                     "newton.tolerance",
-                    format!("must be finite and > 0, got {tol}; the default is 1e-10"),
+                    format!(
+                        "must be between {MIN_TOLERANCE:e} and {MAX_TOLERANCE:e} (relative to the \
+                         terms of each equation), got {tol}; the default is 1e-10"
+                    ),
                 ));
             }
         }
         if let Some(it) = n.max_iterations {
             if (1..=1000).contains(&it) {
-                newton.max_iterations = it as usize;
+                newton.newton.max_iterations = it as usize;
             } else {
                 issues.push(problem(
                     "newton.max_iterations",

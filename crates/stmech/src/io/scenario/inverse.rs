@@ -1160,27 +1160,30 @@ fn columns_width(c: RotationColumns) -> usize {
     }
 }
 
-/// `[newton]` of the inverse analysis: `tolerance` (largest residual entry, default 1e-10) and
-/// `max_iterations` (default [`DEFAULT_MAX_ITERATIONS`]).
+/// `[newton]` of the inverse analysis: the relative `tolerance` (`solve::newton`, in
+/// `[MIN_TOLERANCE, MAX_TOLERANCE]`, default 1e-10) and `max_iterations` (default
+/// [`DEFAULT_MAX_ITERATIONS`]).
 fn newton_settings(raw: &RawScenario, issues: &mut Issues) -> NewtonSettings {
-    let mut s = NewtonSettings {
-        max_iterations: DEFAULT_MAX_ITERATIONS,
-        ..NewtonSettings::default()
-    };
+    use crate::solve::newton::{MAX_TOLERANCE, MIN_TOLERANCE};
+    let mut s = NewtonSettings::default();
+    s.newton.max_iterations = DEFAULT_MAX_ITERATIONS;
     let Some(n) = &raw.newton else { return s };
     if let Some(tol) = n.tolerance {
-        if tol.is_finite() && tol > 0.0 {
-            s.tolerance = tol;
+        if (MIN_TOLERANCE..=MAX_TOLERANCE).contains(&tol) {
+            s.newton.tolerance = tol;
         } else if tol.is_finite() {
             issues.push(
                 "newton.tolerance",
-                format!("must be positive (got {tol}); the default is 1e-10"),
+                format!(
+                    "must be between {MIN_TOLERANCE:e} and {MAX_TOLERANCE:e} (relative to the \
+                     terms of each equation), got {tol}; the default is 1e-10"
+                ),
             );
         }
     }
     if let Some(it) = n.max_iterations {
         if (1..=super::MAX_NEWTON_ITERATIONS).contains(&it) {
-            s.max_iterations = it as usize;
+            s.newton.max_iterations = it as usize;
         } else {
             issues.push(
                 "newton.max_iterations",
