@@ -160,7 +160,7 @@ pub fn summary(
     summary["tip_tracking"] = verification.to_json();
     summary["servo_residual_at_nodes"] = servo_residual_json(s, sol);
     if let Some(msg) = verification.failure() {
-        summary["status"] = json!(GOAL_NOT_REACHED);
+        summary["status"] = json!(verification.status());
         summary["error"] = json!(msg);
     }
     summary
@@ -169,13 +169,20 @@ pub fn summary(
 /// `summary.json` status of a run that solved but failed its verification (exit 5).
 pub const GOAL_NOT_REACHED: &str = "goal-not-reached";
 
+/// `summary.json` status of a run that solved but whose verification could not be done: the
+/// closed-loop replay itself failed (exit 6).
+pub const NOT_VERIFIED: &str = "not-verified";
+
 /// Outcome of the closed-loop verification of one actuation.
 #[derive(Clone, Debug)]
 pub enum Verification {
     /// Measured: the report and the tolerance it was checked against.
     Measured(ClosedLoopReport, TrackingTolerance),
-    /// The forward run or the actuation failed: the actuation is unusable.
+    /// The actuation is not finite: unusable.
     Failed(String, TrackingTolerance),
+    /// The replay itself failed (its forward solve did not converge): the actuation is not
+    /// verified, neither confirmed nor refuted ([`NOT_VERIFIED`], exit 6).
+    Unverified(String, TrackingTolerance),
     /// Not measured (switched off or not available); the actuation is finite.
     Skipped(String),
 }
@@ -207,11 +214,25 @@ pub fn verify(s: &InverseScenario, samples: &[(f64, [f64; 3])]) -> Verification 
         Err(stmech::inverse::closed_loop::ClosedLoopError::TipMass) => Verification::Skipped(
             "not available with beam.tip (the forward beam model has no tip mass)".into(),
         ),
-        Err(e) => Verification::Failed(e.to_string(), tol),
+        Err(e) => Verification::Unverified(e.to_string(), tol),
     }
 }
 
 impl Verification {
+    /// Whether the replay itself failed (the result is neither confirmed nor refuted).
+    pub fn unverified(&self) -> bool {
+        matches!(self, Self::Unverified(..))
+    }
+
+    /// The `summary.json` status of a failed verification.
+    pub fn status(&self) -> &'static str {
+        if self.unverified() {
+            NOT_VERIFIED
+        } else {
+            GOAL_NOT_REACHED
+        }
+    }
+
     /// The closed-loop figures, if measured.
     pub fn report(&self) -> Option<&ClosedLoopReport> {
         match self {
@@ -244,6 +265,11 @@ impl Verification {
             Self::Failed(e, _) => {
                 Some(format!("the result does not reach its goal: {e}. {REMEDY}"))
             }
+            Self::Unverified(e, _) => Some(format!(
+                "the result is not verified: its closed-loop replay failed ({e}); the \
+                 actuation is neither confirmed nor refuted. Remedy: a finer mesh often makes \
+                 the replay solvable; or switch the check off with verify.closed_loop = false"
+            )),
             _ => None,
         }
     }
@@ -272,6 +298,9 @@ impl Verification {
                 }
             ),
             Self::Failed(e, _) => format!("tip tracking (closed loop): FAILED: {e}"),
+            Self::Unverified(e, _) => {
+                format!("tip tracking (closed loop): NOT VERIFIED (the replay failed): {e}")
+            }
             Self::Skipped(why) => format!("tip tracking (closed loop): not verified: {why}"),
         }
     }
@@ -307,6 +336,14 @@ impl Verification {
                 "description": what,
                 "verified": true,
                 "within_tolerance": false,
+                "tolerance": tol(t),
+                "closed_loop": null,
+                "error": e,
+            }),
+            Self::Unverified(e, t) => json!({
+                "description": what,
+                "verified": false,
+                "within_tolerance": null,
                 "tolerance": tol(t),
                 "closed_loop": null,
                 "error": e,

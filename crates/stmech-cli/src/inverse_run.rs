@@ -141,11 +141,16 @@ pub fn run(s: &InverseScenario, out: PathBuf, force: bool, plots: bool) -> Resul
     match failed {
         None => Ok(()),
         Some(msg) => Err(Failure::new(
-            Failure::GOAL_NOT_REACHED,
+            if verification.unverified() {
+                Failure::NOT_VERIFIED
+            } else {
+                Failure::GOAL_NOT_REACHED
+            },
             anyhow::anyhow!(
                 "{msg}\nThe results are written to {} for inspection; summary.json says \
-                 status = \"{GOAL_NOT_REACHED}\".",
-                out.display()
+                 status = \"{}\".",
+                out.display(),
+                verification.status()
             ),
         )),
     }

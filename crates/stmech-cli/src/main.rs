@@ -177,6 +177,9 @@ impl Failure {
     pub const IO: u8 = 4;
     /// Solved, but the result fails its verification (results written, marked not ok).
     pub const GOAL_NOT_REACHED: u8 = 5;
+    /// Solved, but the verification itself failed (the closed-loop replay did not converge):
+    /// the result is neither confirmed nor refuted (results written, marked not verified).
+    pub const NOT_VERIFIED: u8 = 6;
 
     fn new(code: u8, error: impl Into<anyhow::Error>) -> Self {
         Self {

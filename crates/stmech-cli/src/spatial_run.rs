@@ -19,7 +19,8 @@ use stmech::inverse::spatial::{SpatialRun, solve_with, wave_speeds};
 use stmech::io::output::OutputDir;
 use stmech::io::scenario::SpatialInverseScenario;
 use stmech_app::spatial_inverse::{
-    ClosedLoop, GOAL_NOT_REACHED, Rows, actuation_series, failed_summary, is_input_error,
+    ClosedLoop, GOAL_NOT_REACHED, NOT_VERIFIED, Rows, actuation_series, failed_summary,
+    is_input_error,
 };
 
 /// One line for `stmech check`.
@@ -152,14 +153,23 @@ pub fn run(
     outln!("output: {} ({})", out.display(), written.files.join(", "));
     match written.failure {
         None => Ok(()),
-        Some(msg) => Err(Failure::new(
-            Failure::GOAL_NOT_REACHED,
-            anyhow::anyhow!(
-                "{msg}\nThe results are written to {} for inspection; summary.json says \
-                 status = \"{GOAL_NOT_REACHED}\".",
-                out.display()
-            ),
-        )),
+        Some(msg) => {
+            // a replay that failed by itself neither confirms nor refutes the result
+            let unverified = matches!(written.closed_loop, Some(Err(_)));
+            let (code, status) = if unverified {
+                (Failure::NOT_VERIFIED, NOT_VERIFIED)
+            } else {
+                (Failure::GOAL_NOT_REACHED, GOAL_NOT_REACHED)
+            };
+            Err(Failure::new(
+                code,
+                anyhow::anyhow!(
+                    "{msg}\nThe results are written to {} for inspection; summary.json says \
+                     status = \"{status}\".",
+                    out.display()
+                ),
+            ))
+        }
     }
 }
 

@@ -40,6 +40,7 @@ use stmech::math::so3::Rotation;
 
 /// `summary.json` status of a run that solved but failed its verification (exit 5).
 pub const GOAL_NOT_REACHED: &str = "goal-not-reached";
+pub use crate::inverse::NOT_VERIFIED;
 
 /// Largest number of VTK snapshots (`scene_NNNN.vtu`) a run writes, besides the last.
 const VTK_FRAMES: usize = 200;

@@ -1,7 +1,10 @@
 //! `summary.json` of a spatial inverse run: the solved problem's figures with the closed-loop
 //! outcome, and the summary of a failed solve.
 
-use super::{ClosedLoop, GOAL_NOT_REACHED, Rows, SpatialInverseScenario, diff, norm, not_verified};
+use super::{
+    ClosedLoop, GOAL_NOT_REACHED, NOT_VERIFIED, Rows, SpatialInverseScenario, diff, norm,
+    not_verified,
+};
 use serde_json::json;
 use stmech::inverse::spatial::solve::FAMILY_NAMES;
 use stmech::inverse::spatial::{SpatialRun, wave_speeds};
@@ -23,6 +26,7 @@ pub fn summary(
     let what = "largest deviation of the tracked frame from its prescribed path when the \
                 computed actuation drives the forward model on a finer discretisation";
     let mut failure = None;
+    let mut unverified = false;
     v["tip_tracking"] = match replay {
         None => json!({
             "description": what,
@@ -64,15 +68,18 @@ pub fn summary(
             })
         }
         Some(Err(e)) => {
+            unverified = true;
             failure = Some(format!(
-                "the result does not reach its goal: the closed-loop replay of the actuation \
-                 failed: {e}"
+                "the result is not verified: the closed-loop replay of the actuation failed \
+                 ({e}); the actuation is neither confirmed nor refuted. Remedy: a finer mesh \
+                 often makes the replay solvable; or switch the check off with \
+                 inverse.verify.closed_loop = false"
             ));
             json!({
                 "description": what,
-                "status": "failed",
-                "verified": true,
-                "within_tolerance": false,
+                "status": "replay failed",
+                "verified": false,
+                "within_tolerance": null,
                 "tolerance": tolerance,
                 "closed_loop": null,
                 "error": e,
@@ -80,7 +87,11 @@ pub fn summary(
         }
     };
     if let Some(msg) = &failure {
-        v["status"] = json!(GOAL_NOT_REACHED);
+        v["status"] = json!(if unverified {
+            NOT_VERIFIED
+        } else {
+            GOAL_NOT_REACHED
+        });
         v["error"] = json!(msg);
     }
     (v, failure)
