@@ -76,7 +76,8 @@ pub fn solve(sc: &BeamScenario) -> Result<BeamOutcome, SolveError> {
             let results = json!({
                 "analysis": "static",
                 "load_steps": steps,
-                "newton_iterations": res.iter().map(|s| s.residuals.len() - 1).sum::<usize>(),
+                "newton_iterations": res.iter().map(|s| s.newton.iterations).sum::<usize>(),
+                "newton_at_floor": res.iter().filter(|s| s.newton.at_floor).count(),
                 "tip": { "r1_m": x[3 * tip], "r2_m": x[3 * tip + 1], "theta_rad": x[3 * tip + 2] },
             });
             Ok(BeamOutcome {
@@ -92,6 +93,7 @@ pub fn solve(sc: &BeamScenario) -> Result<BeamOutcome, SolveError> {
             let every = n_steps.div_ceil(sc.snapshots).max(1);
             let mut k = 0usize;
             let mut iterations = 0usize;
+            let mut at_floor = 0usize;
             let record =
                 |st: &dyn BeamIntegrator, rows: &mut Vec<[f64; 4]>, energy: &mut Vec<[f64; 8]>| {
                     let p = st.node_state(tip);
@@ -127,6 +129,7 @@ pub fn solve(sc: &BeamScenario) -> Result<BeamOutcome, SolveError> {
             advance_to(st.as_mut(), end, &mut |s| {
                 k += 1;
                 iterations += s.iterations();
+                at_floor += usize::from(s.newton_report().is_some_and(|r| r.at_floor));
                 record(s, &mut rows, &mut energy);
                 if k.is_multiple_of(every) || k == n_steps {
                     snaps.push(snapshot(model, s.time(), s.x()));
@@ -139,6 +142,7 @@ pub fn solve(sc: &BeamScenario) -> Result<BeamOutcome, SolveError> {
                 "method": method_name(sc.method),
                 "time": { "end_s": end, "step_s": step, "steps": k },
                 "newton_iterations": iterations,
+                "newton_at_floor": at_floor,
                 "tip": { "r1_m": p[0], "r2_m": p[1], "theta_rad": p[2] },
                 "energy": {
                     "initial_total_J": d0.total,

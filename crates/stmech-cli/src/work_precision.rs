@@ -94,10 +94,6 @@ fn cantilever_scenario() -> String {
          end = 10.0 # s\n\
          step = 0.005 # s\n\
          \n\
-         [newton]\n\
-         tolerance = 1e-9\n\
-         max_iterations = 30\n\
-         \n\
          [output]\n\
          snapshots = 20\n"
     )

@@ -10,6 +10,11 @@
 //! allocate nothing; steps called from outside the pool hand each parallel pass to rayon's
 //! global job queue, which allocates a block now and then (about one per 40–60 passes; asserted
 //! bound: one per 20).
+//!
+//! The one exception is Newton's report ([`stmech::solve::NewtonReport`], issue 29): the
+//! relative residual history of every solve is a small vector of a few entries, whatever the
+//! mesh; a step makes 1–4 solves (a retry from the plain predictor, rounds of the adaptive time
+//! rule), each history growing at most twice (measured: 82 in 20 slabs of order 1). The bound [`REPORT_ALLOCATIONS_PER_STEP`] is asserted instead of 0.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
@@ -22,6 +27,10 @@ use stmech::beam::section::*;
 use stmech::beam::space_time::{SpaceTimeSettings, SpaceTimeSolver};
 use stmech::model::load::TimeFunction;
 use stmech::solve::NewtonParams;
+
+/// Allocations of Newton's reports per step at most (see the module docs; independent of the
+/// mesh, unlike the per-supernode buffers that this test was written against).
+const REPORT_ALLOCATIONS_PER_STEP: usize = 8;
 
 thread_local! {
     static ALLOCATIONS: Cell<usize> = const { Cell::new(0) };
@@ -121,7 +130,8 @@ fn lu_allocations(m: &BeamModel) -> usize {
         asm.add_diagonal(i, 2.0 + i as f64);
     }
     let mut r = vec![1.0; m.n_dofs()];
-    asm.factorize_and_solve(&mut r).unwrap();
+    asm.factorize().unwrap();
+    asm.lu.solve_in_place(&mut r);
     let values = asm.values.clone();
     let n = allocations(|| asm.lu.factorize(&values).unwrap());
     assert_eq!(allocations(|| asm.lu.solve_in_place(&mut r)), 0);
@@ -148,9 +158,8 @@ fn time_steps_allocate_only_in_the_lu() {
                 factorisations += em.last_iterations;
             }
         });
-        assert_eq!(
-            n,
-            per_lu * factorisations,
+        assert!(
+            n <= per_lu * factorisations + 20 * REPORT_ALLOCATIONS_PER_STEP,
             "order {order}: {n} allocations in 20 stepper steps ({factorisations} LUs)"
         );
         let settings = SpaceTimeSettings {
@@ -166,9 +175,8 @@ fn time_steps_allocate_only_in_the_lu() {
                 factorisations += st.last_iterations();
             }
         });
-        assert_eq!(
-            n,
-            per_lu * factorisations,
+        assert!(
+            n <= per_lu * factorisations + 20 * REPORT_ALLOCATIONS_PER_STEP,
             "order {order}: {n} allocations in 20 space-time slabs ({factorisations} LUs)"
         );
         assert!(st.diagnostics().kinetic > 0.0);
@@ -229,14 +237,15 @@ fn parallel_time_steps_do_not_allocate() {
         });
         (em_alloc, st_alloc)
     });
-    assert_eq!(
-        (em_alloc, st_alloc),
-        (0, 0),
-        "allocations on a worker thread"
+    assert!(
+        em_alloc <= 20 * REPORT_ALLOCATIONS_PER_STEP
+            && st_alloc <= 20 * REPORT_ALLOCATIONS_PER_STEP,
+        "allocations on a worker thread: {em_alloc}, {st_alloc}"
     );
     // from outside the pool (the global pool, as the CLI runs): each parallel pass is a job
     // injected into rayon's global queue, which allocates a block now and then (measured: 12
-    // allocations in 200 steps of 2–4 passes each); bounded by one per 20 passes
+    // allocations in 200 steps of 2–4 passes each); bounded by one per 20 passes, plus
+    // Newton's report (measured: about 3 per step in all)
     let mut em = EnergyMomentumStepper::at_rest(&m, 2e-3, newton).unwrap();
     em.step().unwrap();
     let outside = allocations(|| {
@@ -246,7 +255,7 @@ fn parallel_time_steps_do_not_allocate() {
     });
     eprintln!("200 steps from outside the pool: {outside} allocations");
     assert!(
-        outside <= 200 * 4 / 20,
+        outside <= 200 * 4 / 20 + 200 * REPORT_ALLOCATIONS_PER_STEP,
         "{outside} allocations in 200 steps"
     );
 }

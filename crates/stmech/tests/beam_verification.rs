@@ -296,8 +296,11 @@ struct FlightDrift {
 }
 
 fn free_flight(model: &BeamModel, dt: f64, rotation: RotationIncrement) -> FlightDrift {
+    // Newton's tolerance is relative to the forces of a step (issue 29): 1e-12 of them is
+    // about the absolute 1e-9 N (inertia terms ~100-1000 N) these conservation bounds were
+    // set with
     let nt = NewtonParams {
-        tolerance: 1e-9,
+        tolerance: 1e-12,
         max_iterations: 30,
     };
     let mut st = EnergyMomentumStepper::at_rest(model, dt, nt)
@@ -349,7 +352,8 @@ fn simo_vuquoc1986_flying_beam() {
                 "momentum drift {dp}"
             );
             match rotation {
-                // exact: to the Newton tolerance (1e-9 N × lever arm ~10 m × Δt per step)
+                // exact: to the Newton tolerance (1e-12 of the step's forces × lever arm
+                // ~10 m × Δt per step)
                 RotationIncrement::Cayley => assert!(
                     dl < 1e-10 * d0.angular_momentum.abs(),
                     "Cayley: angular momentum drift {dl}"
@@ -490,7 +494,9 @@ fn bad_input_newton_failure_is_reported() {
     match err {
         SolveError::NewtonDiverged { block, history, .. } => {
             assert_eq!(block, 1);
-            assert_eq!(history.len(), 3);
+            // the start and one relative residual per kept iteration (a step halved by the
+            // line search replaces its entry)
+            assert!((2..=3).contains(&history.len()), "{history:?}");
         }
         other => panic!("unexpected {other:?}"),
     }
@@ -506,14 +512,22 @@ fn bad_input_newton_failure_is_reported() {
         time_function: TimeFunction::Constant,
     });
     let model = BeamModel::try_new(spec).unwrap();
-    let err = solve_static(&model, 1, &newton()).unwrap_err();
-    assert!(
-        matches!(
-            err,
-            SolveError::NonFinite { .. } | SolveError::NewtonDiverged { .. }
+    // The log law stiffens without bound under compression, so an equilibrium exists (ν ≈
+    // 0.0025): since issue 29 the line search halves the inverting steps and finds it. Either
+    // that equilibrium, with every element uninverted, or a typed error; never a panic.
+    match solve_static(&model, 1, &newton()) {
+        Ok(steps) => {
+            let x = &steps.last().unwrap().x;
+            assert!(x[3] > 0.0 && x[6] > x[3], "{x:?}");
+        }
+        Err(err) => assert!(
+            matches!(
+                err,
+                SolveError::NonFinite { .. } | SolveError::NewtonDiverged { .. }
+            ),
+            "{err:?}"
         ),
-        "{err:?}"
-    );
+    }
 }
 
 /// A curved (quarter-circle) stress-free reference stays put without load, and a small

@@ -96,30 +96,15 @@ impl BeamAssembler {
         self.values[self.diag[i]] += v;
     }
 
-    /// Puts 1 on the diagonal of prescribed unknowns, factorises, and solves `K Δ = −r` into
-    /// `r` (prescribed entries of `r` must be zero).
-    pub fn factorize_and_solve(&mut self, r: &mut [f64]) -> Result<(), SolveError> {
+    /// Puts 1 on the diagonal of prescribed unknowns and factorises the matrix (solves with
+    /// `lu.solve_in_place`; prescribed entries of the right-hand side must be zero).
+    pub fn factorize(&mut self) -> Result<(), SolveError> {
         for (i, &f) in self.fixed.iter().enumerate() {
             if f {
                 self.values[self.diag[i]] = 1.0;
-                r[i] = 0.0;
             }
         }
-        self.lu.factorize(&self.values)?;
-        for v in r.iter_mut() {
-            *v = -*v;
-        }
-        self.lu.solve_in_place(r);
-        Ok(())
-    }
-
-    /// Solves `K Δ = −r` into `r` with the last factorisation (a chord step of Newton;
-    /// prescribed entries of `r` must be zero).
-    pub fn solve(&mut self, r: &mut [f64]) {
-        for v in r.iter_mut() {
-            *v = -*v;
-        }
-        self.lu.solve_in_place(r);
+        self.lu.factorize(&self.values)
     }
 
     /// Whether unknown `i` is prescribed.

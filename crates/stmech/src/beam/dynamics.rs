@@ -32,21 +32,27 @@
 //! **Newton.** The iteration matrix is the exact `∂R/∂d`: the element Jacobian of the Cayley
 //! discrete gradient is analytic ([`super::cayley::discrete_gradient_and_tangent_into`], about
 //! two kernel evaluations; that of the additive one is built by forward differences, `3(p+1)`
-//! more). Newton starts from the extrapolated mean velocity of the last three steps
-//! ([`VelocityHistory`]), so the initial residual is `O(Δt²)` and one iteration usually
-//! suffices; should Newton fail from there, the step is retried from `x₀ + Δt v₀`. The
-//! iteration matrix is only assembled where it is used (never at the final, converged
-//! residual). The element terms are computed in parallel on large meshes
-//! ([`super::assembly::ElementPass`]), with results identical to the bit for any number of
-//! threads.
+//! more). Newton is the one driver ([`crate::solve::newton::drive`] through
+//! [`super::newton`], chord steps while the residual contracts by [`CHORD_CONTRACTION`]): it
+//! stops when every force (moment) row is at most `newton.tolerance` times the largest force
+//! (moment) term of the step — inertia, element forces, applied load — or at the round-off
+//! floor of the absolute coordinates (reported, [`NewtonReport::at_floor`]). Newton starts
+//! from the extrapolated mean velocity of the last three steps ([`VelocityHistory`]), so the
+//! initial residual is `O(Δt²)` and one iteration usually suffices; should Newton fail from
+//! there, the step is retried from `x₀ + Δt v₀`. The iteration matrix is only assembled where
+//! it is used (never at the final, converged residual). The element terms are computed in
+//! parallel on large meshes ([`super::assembly::ElementPass`]), with results identical to the
+//! bit for any number of threads.
 
 use super::assembly::{BeamAssembler, ElementPass};
 use super::cayley;
 use super::element::{BeamElement, MAX_DOFS};
-use super::integrator::{BeamIntegrator, VelocityHistory};
+use super::integrator::{BeamIntegrator, CHORD_CONTRACTION, VelocityHistory};
 use super::model::BeamModel;
+use super::newton::{BeamNewton, BeamProblem, BeamResidual, group_max, group_of};
 use crate::error::SolveError;
 use crate::solve::NewtonParams;
+use crate::solve::newton::{NewtonContext, NewtonReport, Refactorization, Stage};
 
 /// How the section angles advance over a step.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -83,9 +89,10 @@ pub struct BeamDiagnostics {
 #[derive(Debug)]
 pub struct EnergyMomentumStepper<'a> {
     model: &'a BeamModel,
-    asm: BeamAssembler,
+    solver: BeamNewton,
     pass: ElementPass,
     newton: NewtonParams,
+    stage: Stage,
     /// Time step `Δt` (s).
     pub dt: f64,
     t: f64,
@@ -97,16 +104,14 @@ pub struct EnergyMomentumStepper<'a> {
     d: Vec<f64>,
     /// `x₁(d)`.
     x1: Vec<f64>,
-    r: Vec<f64>,
     fext: Vec<f64>,
     external_work: f64,
     mass: [[[f64; 2]; 3]; 3],
     rotation: RotationIncrement,
     predictor: VelocityHistory,
     vbar: Vec<f64>,
-    history: Vec<f64>,
-    /// Linear solves of the current step (both attempts).
-    solves: usize,
+    /// Newton's report of the last step (its accepted solve).
+    report: NewtonReport,
     /// Newton iterations (linear solves) of the last step, a retry from the plain predictor
     /// included.
     pub last_iterations: usize,
@@ -139,9 +144,15 @@ impl<'a> EnergyMomentumStepper<'a> {
         }
         Ok(Self {
             model,
-            asm: BeamAssembler::new(model)?,
+            solver: BeamNewton::new(
+                model,
+                Refactorization::Chord {
+                    contraction: CHORD_CONTRACTION,
+                },
+            )?,
             pass: ElementPass::new(model.spec.elements),
             newton,
+            stage: Stage::BeamStep,
             dt,
             t: t0,
             step: 0,
@@ -149,15 +160,13 @@ impl<'a> EnergyMomentumStepper<'a> {
             v,
             d: vec![0.0; n],
             x1: vec![0.0; n],
-            r: vec![0.0; n],
             fext: vec![0.0; n],
             external_work: 0.0,
             mass: model.element_mass(),
             rotation: RotationIncrement::default(),
             predictor: VelocityHistory::new(n),
             vbar: vec![0.0; n],
-            history: Vec::with_capacity(64),
-            solves: 0,
+            report: NewtonReport::default(),
             last_iterations: 0,
         })
     }
@@ -168,28 +177,16 @@ impl<'a> EnergyMomentumStepper<'a> {
         self
     }
 
+    /// Names the solve in Newton's failures (default [`Stage::BeamStep`]; a closed-loop replay
+    /// is [`Stage::Replay`]).
+    pub fn with_stage(mut self, stage: Stage) -> Self {
+        self.stage = stage;
+        self
+    }
+
     /// The rotation update in use.
     pub fn rotation_increment(&self) -> RotationIncrement {
         self.rotation
-    }
-
-    /// Whether unknown `i` advances by the Cayley increment.
-    #[inline]
-    fn is_cayley_angle(&self, i: usize) -> bool {
-        i % 3 == 2 && self.rotation == RotationIncrement::Cayley
-    }
-
-    /// `x₁ = x₀ + Δx` of unknown `i` for its increment `inc = d_i`: `Δx = inc`, or for an
-    /// angle with the Cayley update `Δθ = 2 atan(inc/2)`.
-    #[inline]
-    fn set_x1(&mut self, i: usize) {
-        let inc = self.d[i];
-        let dx = if self.is_cayley_angle(i) {
-            2.0 * (0.5 * inc).atan()
-        } else {
-            inc
-        };
-        self.x1[i] = self.x[i] + dx;
     }
 
     /// Starts from the reference configuration at rest at `t = 0`.
@@ -222,9 +219,15 @@ impl<'a> EnergyMomentumStepper<'a> {
         [self.x[3 * a], self.x[3 * a + 1], self.x[3 * a + 2]]
     }
 
-    /// Residual norms (N) of the last step's Newton iterations, first to last.
+    /// Relative residuals of the last step's accepted Newton solve, first to last
+    /// ([`NewtonReport::residuals`]).
     pub fn residual_history(&self) -> &[f64] {
-        &self.history
+        &self.report.residuals
+    }
+
+    /// Newton's report of the last step.
+    pub fn newton_report(&self) -> &NewtonReport {
+        &self.report
     }
 
     /// Energies and momenta of the current state.
@@ -243,40 +246,159 @@ impl<'a> EnergyMomentumStepper<'a> {
         }
     }
 
-    /// `(2/Δt²) M (inc − Δt v₀)` added into `r` (with `Θ` for the angles under the Cayley
-    /// update).
-    fn add_inertia(&self, r: &mut [f64]) {
-        let c = 2.0 / (self.dt * self.dt);
-        let p = self.model.spec.order;
-        for e in 0..self.model.spec.elements {
-            let o = self.model.element_offset(e);
+    /// Sets the increment `d = Δt v̄` for the predicted mean velocity `v̄` (or `v₀`), and
+    /// `x₁`.
+    fn set_increment_from(&mut self, vbar_from_history: bool) {
+        for i in 0..self.x.len() {
+            let v = if vbar_from_history {
+                self.vbar[i]
+            } else {
+                self.v[i]
+            };
+            self.d[i] = self.dt * v;
+        }
+    }
+
+    /// Newton on `R(d) = 0` from the current `d`; leaves `x₁(d)` in `x1`.
+    fn newton(&mut self, t0: f64, t1: f64) -> Result<NewtonReport, SolveError> {
+        let cx = NewtonContext {
+            block: self.step,
+            t_start: t0,
+            t_end: t1,
+            stage: self.stage,
+        };
+        let mut d = std::mem::take(&mut self.d);
+        let mut p = StepProblem {
+            model: self.model,
+            pass: &mut self.pass,
+            x: &self.x,
+            v: &self.v,
+            x1: &mut self.x1,
+            fext: &self.fext,
+            mass: &self.mass,
+            rotation: self.rotation,
+            dt: self.dt,
+        };
+        let res = self.solver.solve(&mut p, &mut d, &self.newton, cx);
+        self.d = d;
+        res
+    }
+
+    /// Takes `x₁(d)` as the new state: `v₁ = 2 inc/Δt − v₀` (with `Θ` for the angles
+    /// under the Cayley update).
+    fn accept(&mut self, t1: f64) {
+        self.predictor.push(&self.v, self.dt);
+        let mut work = 0.0;
+        for i in 0..self.x.len() {
+            let inc = self.d[i];
+            work += self.fext[i] * inc;
+            self.v[i] = 2.0 * inc / self.dt - self.v[i];
+        }
+        std::mem::swap(&mut self.x, &mut self.x1);
+        self.external_work += work;
+        self.t = t1;
+        self.step += 1;
+    }
+
+    /// Advances one step of size [`dt`](Self::dt). On error the state is unchanged.
+    pub fn step(&mut self) -> Result<(), SolveError> {
+        let (t0, t1) = (self.t, self.t + self.dt);
+        self.fext.fill(0.0);
+        self.model
+            .add_external_forces(t0 + 0.5 * self.dt, &mut self.fext);
+        let extrapolated = self.predictor.predict(&self.v, self.dt, &mut self.vbar) > 0;
+        self.set_increment_from(extrapolated);
+        self.solver.reset_corrections();
+        let report = match self.newton(t0, t1) {
+            Ok(r) => r,
+            Err(_) if extrapolated => {
+                // the extrapolation misled Newton: start again from x₀ + Δt v₀
+                self.set_increment_from(false);
+                self.newton(t0, t1)?
+            }
+            Err(e) => return Err(e),
+        };
+        self.report = report;
+        self.last_iterations = self.solver.corrections();
+        self.accept(t1);
+        Ok(())
+    }
+
+    /// Steps until `t_end` (the last step is shortened to land on it), calling `observe` after
+    /// every step.
+    pub fn run_until(
+        &mut self,
+        t_end: f64,
+        mut observe: impl FnMut(&Self),
+    ) -> Result<(), SolveError> {
+        super::integrator::advance_to(self, t_end, &mut observe)
+    }
+}
+
+/// One step's problem `R(d) = 0` on the stepper's state (see the module docs).
+struct StepProblem<'s> {
+    model: &'s BeamModel,
+    pass: &'s mut ElementPass,
+    x: &'s [f64],
+    v: &'s [f64],
+    x1: &'s mut Vec<f64>,
+    fext: &'s [f64],
+    mass: &'s [[[f64; 2]; 3]; 3],
+    rotation: RotationIncrement,
+    dt: f64,
+}
+
+impl BeamProblem for StepProblem<'_> {
+    /// `R(d) = (2/Δt²) M (d − Δt v₀) + f̄(x₀, x₁(d)) − f_ext` (prescribed rows zero) and, with
+    /// `tangent`, `∂R/∂d`. Magnitudes: every inertia entry, every element's `f̄`, the load.
+    /// Floor basis: the internal tangent (with respect to `x₁`, without the inertia and the
+    /// Cayley factor) times the largest `|x₁|` of each kind, and the inertia times the largest
+    /// increment and `Δt |v₀|` of each kind ([`super::newton`]).
+    fn assemble(
+        &mut self,
+        d: &[f64],
+        tangent: bool,
+        res: &mut BeamResidual,
+        asm: &mut BeamAssembler,
+    ) -> Result<(), usize> {
+        let model = self.model;
+        let nd = model.element_dofs();
+        let p = model.spec.order;
+        let (dt, rotation) = (self.dt, self.rotation);
+        let cayley_angle = |i: usize| i % 3 == 2 && rotation == RotationIncrement::Cayley;
+        // x₁ = x₀ + Δx: Δx = inc, or for a Cayley angle Δθ = 2 atan(inc/2)
+        for i in 0..d.len() {
+            let dx = if cayley_angle(i) {
+                2.0 * (0.5 * d[i]).atan()
+            } else {
+                d[i]
+            };
+            self.x1[i] = self.x[i] + dx;
+        }
+        res.clear(tangent);
+        if tangent {
+            asm.clear();
+        }
+        let c = 2.0 / (dt * dt);
+        let mass = self.mass;
+        // inertia (2/Δt²) M (inc − Δt v₀)
+        for e in 0..model.spec.elements {
+            let o = model.element_offset(e);
             for a in 0..=p {
                 for b in 0..=p {
                     for k in 0..3 {
                         let (ia, ib) = (o + 3 * a + k, o + 3 * b + k);
-                        let m = self.mass[a][b][usize::from(k == 2)];
-                        r[ia] += c * m * (self.d[ib] - self.dt * self.v[ib]);
+                        let t = c * mass[a][b][usize::from(k == 2)] * (d[ib] - dt * self.v[ib]);
+                        res.r[ia] += t;
+                        res.m[ia] += t.abs();
                     }
                 }
             }
         }
-    }
-
-    /// Residual `R(d)` into `self.r` (prescribed entries zero) and, if `tangent`, the
-    /// iteration matrix `∂R/∂d` into the assembler. Returns `‖R‖₂` (N) or the failing element.
-    fn assemble(&mut self, tangent: bool) -> Result<f64, usize> {
-        let model = self.model;
-        let nd = model.element_dofs();
-        let p = model.spec.order;
-        let mut r = std::mem::take(&mut self.r);
-        r.fill(0.0);
-        self.add_inertia(&mut r);
-        if tangent {
-            self.asm.clear();
-        }
-        let c = 2.0 / (self.dt * self.dt);
-        let (x, x1, d, mass, rotation) = (&self.x, &self.x1, &self.d, &self.mass, self.rotation);
-        let asm = &mut self.asm;
+        let xmax = group_max(self.x1);
+        let (dmax, vmax) = (group_max(d), group_max(self.v));
+        let inc = [dmax[0] + dt * vmax[0], dmax[1] + dt * vmax[1]];
+        let (x, x1) = (self.x, &*self.x1);
         let kernel =
             |e: usize, f: &mut [f64; MAX_DOFS], k: Option<&mut [[f64; MAX_DOFS]; MAX_DOFS]>| {
                 let o = model.element_offset(e);
@@ -334,122 +456,40 @@ impl<'a> EnergyMomentumStepper<'a> {
         let add = |e: usize, f: &[f64; MAX_DOFS], k: Option<&[[f64; MAX_DOFS]; MAX_DOFS]>| {
             let o = model.element_offset(e);
             for i in 0..nd {
-                r[o + i] += f[i];
+                res.r[o + i] += f[i];
+                res.m[o + i] += f[i].abs();
             }
             if let Some(k) = k {
                 asm.add_element(e, o, nd, k);
+                for i in 0..nd {
+                    for j in 0..nd {
+                        let inertia = if i % 3 == j % 3 {
+                            c * mass[i / 3][j / 3][usize::from(i % 3 == 2)]
+                        } else {
+                            0.0
+                        };
+                        let mut kint = k[i][j] - inertia;
+                        if cayley_angle(j) {
+                            let theta = d[o + j];
+                            kint *= 1.0 + 0.25 * theta * theta;
+                        }
+                        res.add_floor(o, i, j, kint, &xmax);
+                        res.phi[o + i] += inertia.abs() * inc[group_of(j) as usize];
+                    }
+                }
             }
         };
         let result = self.pass.run(tangent, kernel, add);
-        let mut norm = 0.0;
-        for i in 0..r.len() {
-            r[i] -= self.fext[i];
-            if model.fixed[i] {
-                r[i] = 0.0;
-            }
-            norm += r[i] * r[i];
+        for i in 0..d.len() {
+            res.r[i] -= self.fext[i];
+            res.m[i] += self.fext[i].abs();
         }
-        self.r = r;
-        result.map_err(|(e, _)| e)?;
-        Ok(norm.sqrt())
+        res.finish(&model.fixed);
+        result.map_err(|(e, _)| e)
     }
 
-    /// Sets the increment `d = Δt v̄` for the predicted mean velocity `v̄` (or `v₀`), and
-    /// `x₁`.
-    fn set_increment_from(&mut self, vbar_from_history: bool) {
-        for i in 0..self.x.len() {
-            let v = if vbar_from_history {
-                self.vbar[i]
-            } else {
-                self.v[i]
-            };
-            self.d[i] = self.dt * v;
-            self.set_x1(i);
-        }
-    }
-
-    /// Newton on `R(d) = 0` from the current `d` (the loop shared with the other integrator:
-    /// [`super::integrator::newton_on_increment`]); returns the number of iterations.
-    fn newton(&mut self, t0: f64, t1: f64) -> Result<usize, SolveError> {
-        let (block, newton) = (self.step, self.newton);
-        super::integrator::newton_on_increment(self, block, t0, t1, newton)
-    }
-
-    /// Takes `x₁(d)` as the new state: `v₁ = 2 inc/Δt − v₀` (with `Θ` for the angles
-    /// under the Cayley update).
-    fn accept(&mut self, t1: f64) {
-        self.predictor.push(&self.v, self.dt);
-        let mut work = 0.0;
-        for i in 0..self.x.len() {
-            let inc = self.d[i];
-            work += self.fext[i] * inc;
-            self.v[i] = 2.0 * inc / self.dt - self.v[i];
-        }
-        std::mem::swap(&mut self.x, &mut self.x1);
-        self.external_work += work;
-        self.t = t1;
-        self.step += 1;
-    }
-
-    /// Advances one step of size [`dt`](Self::dt). On error the state is unchanged.
-    pub fn step(&mut self) -> Result<(), SolveError> {
-        let (t0, t1) = (self.t, self.t + self.dt);
-        self.fext.fill(0.0);
-        self.model
-            .add_external_forces(t0 + 0.5 * self.dt, &mut self.fext);
-        let extrapolated = self.predictor.predict(&self.v, self.dt, &mut self.vbar) > 0;
-        self.set_increment_from(extrapolated);
-        self.solves = 0;
-        match self.newton(t0, t1) {
-            Ok(_) => {}
-            Err(_) if extrapolated => {
-                // the extrapolation misled Newton: start again from x₀ + Δt v₀
-                self.set_increment_from(false);
-                self.newton(t0, t1)?;
-            }
-            Err(e) => return Err(e),
-        };
-        self.last_iterations = self.solves;
-        self.accept(t1);
-        Ok(())
-    }
-
-    /// Steps until `t_end` (the last step is shortened to land on it), calling `observe` after
-    /// every step.
-    pub fn run_until(
-        &mut self,
-        t_end: f64,
-        mut observe: impl FnMut(&Self),
-    ) -> Result<(), SolveError> {
-        super::integrator::advance_to(self, t_end, &mut observe)
-    }
-}
-
-impl super::integrator::IncrementProblem for EnergyMomentumStepper<'_> {
-    fn eval_residual(&mut self, matrix: bool) -> Option<f64> {
-        self.assemble(matrix).ok()
-    }
-
-    fn apply_correction(&mut self, chord: bool) -> Result<bool, SolveError> {
-        let mut r = std::mem::take(&mut self.r);
-        let res = if chord {
-            self.asm.solve(&mut r);
-            Ok(())
-        } else {
-            self.asm.factorize_and_solve(&mut r)
-        };
-        self.solves += 1;
-        for i in 0..self.x.len() {
-            self.d[i] += r[i];
-            self.set_x1(i);
-        }
-        let round_off = super::statics::at_round_off(&r, &self.x1);
-        self.r = r;
-        res.map(|()| round_off)
-    }
-
-    fn residual_norms(&mut self) -> &mut Vec<f64> {
-        &mut self.history
+    fn coordinates<'a>(&'a self, _d: &'a [f64]) -> &'a [f64] {
+        self.x1
     }
 }
 
@@ -477,5 +517,8 @@ impl BeamIntegrator for EnergyMomentumStepper<'_> {
     }
     fn iterations(&self) -> usize {
         self.last_iterations
+    }
+    fn newton_report(&self) -> Option<&NewtonReport> {
+        Some(&self.report)
     }
 }

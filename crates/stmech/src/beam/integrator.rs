@@ -5,10 +5,12 @@
 
 use super::dynamics::BeamDiagnostics;
 use crate::error::SolveError;
+use crate::solve::newton::NewtonReport;
 
-/// Newton in both integrators reuses the factorised iteration matrix (a chord step: one
-/// residual pass and a back substitution) while the residual falls by this factor or more per
-/// iteration, and assembles and factorises a fresh one otherwise. After a full Newton step the
+/// Newton in both integrators ([`crate::solve::newton::Refactorization::Chord`]) reuses the
+/// factorised iteration matrix (a chord step: one residual pass and a back substitution) while
+/// the relative residual falls by this factor or more per iteration, and assembles and
+/// factorises a fresh one otherwise. After a full Newton step the
 /// residual typically fell by 1e-7 or more, and the matrix has changed by the size of that
 /// step, so the chord step contracts as fast as a Newton step would — at a fraction of the
 /// cost (no matrix pass, no factorisation). It changes how Newton gets to the solution, never
@@ -45,6 +47,11 @@ pub trait BeamIntegrator {
     fn advance(&mut self) -> Result<(), SolveError>;
     /// Newton iterations of the last step (all quadrature rounds for the space-time slabs).
     fn iterations(&self) -> usize;
+    /// Newton's report of the last step (its last solve; `at_floor` if any solve of the step
+    /// stopped at the round-off floor). `None` for an explicit integrator.
+    fn newton_report(&self) -> Option<&NewtonReport> {
+        None
+    }
 
     /// `(r1, r2, θ)` of node `a` (m, m, rad).
     fn node_state(&self, a: usize) -> [f64; 3] {
@@ -143,82 +150,4 @@ impl VelocityHistory {
         }
         used
     }
-}
-
-/// A forward integrator's nonlinear problem on its increment `d` (the step's or the slab's
-/// unknowns), as the shared Newton loop [`newton_on_increment`] sees it.
-pub(crate) trait IncrementProblem {
-    /// Evaluates the residual at the current increment and returns its norm; with `matrix`,
-    /// also assembles the iteration matrix. `None` if an element could not be evaluated.
-    fn eval_residual(&mut self, matrix: bool) -> Option<f64>;
-    /// Solves for the correction with the kept factorisation (`chord`) or after factorising
-    /// the matrix just assembled, adds it to the increment, and reports whether the correction
-    /// is at the floating-point floor of the iterate. The increment is updated even when the
-    /// factorisation fails (its error is returned afterwards).
-    fn apply_correction(&mut self, chord: bool) -> Result<bool, SolveError>;
-    /// The residual norms of this solve (cleared at its start).
-    fn residual_norms(&mut self) -> &mut Vec<f64>;
-}
-
-/// Newton on `R(d) = 0` from the current increment, with chord steps while the residual falls
-/// by [`CHORD_CONTRACTION`] or more per iteration. `block`, `t0`, `t1` name the step or slab in
-/// errors. Returns the number of corrections.
-pub(crate) fn newton_on_increment<P: IncrementProblem>(
-    p: &mut P,
-    block: usize,
-    t0: f64,
-    t1: f64,
-    newton: crate::solve::NewtonParams,
-) -> Result<usize, SolveError> {
-    let nonfinite = |iteration| SolveError::NonFinite {
-        block,
-        t_start: t0,
-        t_end: t1,
-        iteration,
-    };
-    p.residual_norms().clear();
-    let mut previous = f64::INFINITY;
-    for it in 0..=newton.max_iterations {
-        // The first residual is far from the tolerance: assemble the matrix with it. Later ones
-        // usually meet it: assemble the matrix only if they do not.
-        let mut norm = p.eval_residual(it == 0).ok_or_else(|| nonfinite(it))?;
-        if !norm.is_finite() {
-            return Err(nonfinite(it));
-        }
-        p.residual_norms().push(norm);
-        if norm <= newton.tolerance {
-            return Ok(it);
-        }
-        if it == newton.max_iterations {
-            break;
-        }
-        // Reuse the factorisation while the residual falls fast (a chord step), else assemble
-        // and factorise the matrix at the current iterate.
-        let chord = it > 0 && norm <= CHORD_CONTRACTION * previous;
-        if it > 0 && !chord {
-            norm = p.eval_residual(true).ok_or_else(|| nonfinite(it))?;
-            *p.residual_norms().last_mut().expect("pushed above") = norm;
-        }
-        previous = norm;
-        if p.apply_correction(chord)? {
-            // At the floating-point floor of the residual: evaluate once more (the state's
-            // derived quantities at the final iterate) and accept.
-            let norm = p.eval_residual(false).ok_or_else(|| nonfinite(it + 1))?;
-            p.residual_norms().push(norm);
-            return Ok(it + 1);
-        }
-    }
-    let history = p.residual_norms().clone();
-    Err(SolveError::NewtonDiverged {
-        block,
-        t_start: t0,
-        t_end: t1,
-        iterations: history.len() - 1,
-        residual: *history.last().unwrap_or(&f64::NAN),
-        tolerance: newton.tolerance,
-        history,
-        floor: 0.0,
-        stalled: false,
-        stage: crate::solve::newton::Stage::BeamStep,
-    })
 }

@@ -7,6 +7,7 @@
 //! * [`assembly`]: global assembly with a reusable banded LU, and the element passes (parallel
 //!   on large meshes, identical bits for any number of threads);
 //! * [`statics`]: load stepping with Newton;
+//! * [`newton`]: the beam's Newton solves on the one driver (equation groups, magnitudes, floor);
 //! * [`dynamics`]: the energy-momentum time stepper;
 //! * [`space_time`]: Petrov–Galerkin cG(1) space-time slabs (bilinear in `(s, t)`);
 //! * [`integrator`]: the interface both forward integrators share;
@@ -43,6 +44,7 @@ pub mod dynamics;
 pub mod element;
 pub mod integrator;
 pub mod model;
+pub mod newton;
 pub mod reference;
 pub mod section;
 pub mod space_time;

@@ -18,8 +18,12 @@
 //! mesh. `v₁ = 2(x₁ − x₀)/h − v₀` is condensed out, so Newton works on
 //! `R(d) = (2/h²) M (d − h v₀) + F̄(x₀, x₀ + d) − (1/h)∫ f_ext dt` for the increment
 //! `d = x₁ − x₀` (no round-off floor `(2/h²) M ε |x|` from cancelling `x₁ − x₀`) with the exact
-//! tangent `∂F̄/∂d = ∫₀¹ τ K(x₀ + τ d) dτ`. The pattern and the LU storage are built once and
-//! reused by every iteration of every slab ([`BeamAssembler`]). Newton starts from the
+//! tangent `∂F̄/∂d = ∫₀¹ τ K(x₀ + τ d) dτ`. Newton is the one driver
+//! ([`crate::solve::newton::drive`] through [`super::newton`], chord steps as in the
+//! stepper): every force (moment) row at most `newton.tolerance` times the largest force
+//! (moment) term of the slab — inertia, `F̄` of every element, the load integral — or at the
+//! round-off floor of the absolute coordinates. The pattern and the LU storage are built once
+//! and reused by every iteration of every slab ([`BeamAssembler`]). Newton starts from the
 //! extrapolated mean velocity of the last slabs ([`VelocityHistory`]; retried from
 //! `x₀ + h v₀` should it fail), assembles the matrix only where it is used, and computes the
 //! element terms in parallel on large meshes ([`ElementPass`], identical bits for any number
@@ -40,12 +44,14 @@
 
 use super::assembly::{BeamAssembler, ElementPass};
 use super::dynamics::BeamDiagnostics;
-use super::element::{BeamElement, ElementError, MAX_DOFS};
-use super::integrator::{BeamIntegrator, VelocityHistory};
+use super::element::{BeamElement, MAX_DOFS};
+use super::integrator::{BeamIntegrator, CHORD_CONTRACTION, VelocityHistory};
 use super::model::BeamModel;
+use super::newton::{BeamNewton, BeamProblem, BeamResidual, group_max, group_of};
 use crate::basis::GaussLegendre;
 use crate::error::SolveError;
 use crate::solve::NewtonParams;
+use crate::solve::newton::{NewtonContext, NewtonReport, Refactorization, Stage};
 
 /// The time quadrature of `∫₀¹ f_int(x_h(τ)) dτ` on a slab.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -85,7 +91,7 @@ impl Default for TimeQuadrature {
 /// Settings of the space-time slabs.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct SpaceTimeSettings {
-    /// Newton tolerance (N) and iteration limit per slab.
+    /// Newton tolerance (relative, [`crate::solve::newton`]) and iteration limit per slab.
     pub newton: NewtonParams,
     /// Time quadrature of the internal force.
     pub quadrature: TimeQuadrature,
@@ -95,7 +101,7 @@ pub struct SpaceTimeSettings {
 #[derive(Debug)]
 pub struct SpaceTimeSolver<'a> {
     model: &'a BeamModel,
-    asm: BeamAssembler,
+    solver: BeamNewton,
     pass: ElementPass,
     settings: SpaceTimeSettings,
     /// Slab length `h` (s).
@@ -108,11 +114,8 @@ pub struct SpaceTimeSolver<'a> {
     d: Vec<f64>,
     /// `x₀ + d`.
     x1: Vec<f64>,
-    r: Vec<f64>,
     predictor: VelocityHistory,
     vbar: Vec<f64>,
-    /// Linear solves of the current slab.
-    solves: usize,
     /// `F̄` of the last residual evaluation.
     fbar: Vec<f64>,
     /// `(1/h) ∫ f_ext dt` of the current slab.
@@ -127,7 +130,8 @@ pub struct SpaceTimeSolver<'a> {
     mass: [[[f64; 2]; 3]; 3],
     strain: f64,
     external_work: f64,
-    history: Vec<f64>,
+    /// Newton's report of the last slab (its last solve; `at_floor` of any).
+    report: NewtonReport,
     last_iterations: usize,
     last_defect: f64,
     max_defect: f64,
@@ -209,7 +213,12 @@ impl<'a> SpaceTimeSolver<'a> {
         })?;
         Ok(Self {
             model,
-            asm: BeamAssembler::new(model)?,
+            solver: BeamNewton::new(
+                model,
+                Refactorization::Chord {
+                    contraction: CHORD_CONTRACTION,
+                },
+            )?,
             pass: ElementPass::new(model.spec.elements),
             settings,
             dt,
@@ -219,10 +228,8 @@ impl<'a> SpaceTimeSolver<'a> {
             v,
             d: vec![0.0; n],
             x1: vec![0.0; n],
-            r: vec![0.0; n],
             predictor: VelocityHistory::new(n),
             vbar: vec![0.0; n],
-            solves: 0,
             fbar: vec![0.0; n],
             load: vec![0.0; n],
             scratch: vec![0.0; n],
@@ -233,7 +240,7 @@ impl<'a> SpaceTimeSolver<'a> {
             mass: model.element_mass(),
             strain,
             external_work: 0.0,
-            history: Vec::with_capacity(64),
+            report: NewtonReport::default(),
             last_iterations: 0,
             last_defect: 0.0,
             max_defect: 0.0,
@@ -280,9 +287,15 @@ impl<'a> SpaceTimeSolver<'a> {
         self.last_iterations
     }
 
-    /// Residual norms (N) of the last Newton solve of the last slab, first to last.
+    /// Relative residuals of the last Newton solve of the last slab, first to last
+    /// ([`NewtonReport::residuals`]).
     pub fn residual_history(&self) -> &[f64] {
-        &self.history
+        &self.report.residuals
+    }
+
+    /// Newton's report of the last slab.
+    pub fn newton_report(&self) -> &NewtonReport {
+        &self.report
     }
 
     /// Energy defect `Π(x₁) − Π(x₀) − F̄·Δx` (J) of the last slab: its energy error apart from
@@ -344,105 +357,31 @@ impl<'a> SpaceTimeSolver<'a> {
         }
     }
 
-    /// Residual `R(d)` into `self.r` (prescribed entries zero) and `F̄` into `self.fbar`;
-    /// tangent into the assembler if `tangent`. Returns `‖R‖₂` (N) or the failing element.
-    fn residual(&mut self, tangent: bool) -> Result<f64, (usize, ElementError)> {
-        let model = self.model;
-        let nd = model.element_dofs();
-        let p = model.spec.order;
-        let h = self.dt;
-        let c = 2.0 / (h * h);
-        let rule = &self.rules[self.points - 1];
-        self.fbar.fill(0.0);
-        if tangent {
-            self.asm.clear();
-        }
-        let (x, d, mass) = (&self.x, &self.d, &self.mass);
-        let kernel = |e: usize,
-                      fbar: &mut [f64; MAX_DOFS],
-                      kbar: Option<&mut [[f64; MAX_DOFS]; MAX_DOFS]>| {
-            let o = model.element_offset(e);
-            let el = model.element(e);
-            let (mut fe, mut ke) = ([0.0; MAX_DOFS], [[0.0; MAX_DOFS]; MAX_DOFS]);
-            let mut xe = [0.0; MAX_DOFS];
-            fbar[..nd].fill(0.0);
-            let mut kbar = kbar;
-            if let Some(kb) = kbar.as_deref_mut() {
-                for row in kb.iter_mut().take(nd) {
-                    row[..nd].fill(0.0);
-                }
-            }
-            for (&tau, &w) in rule.points.iter().zip(&rule.weights) {
-                for i in 0..nd {
-                    xe[i] = x[o + i] + tau * d[o + i];
-                }
-                let k = if kbar.is_some() { Some(&mut ke) } else { None };
-                el.residual_into(&xe[..nd], &mut fe, k)?;
-                for i in 0..nd {
-                    fbar[i] += w * fe[i];
-                }
-                if let Some(kb) = kbar.as_deref_mut() {
-                    let wt = w * tau;
-                    for i in 0..nd {
-                        for j in 0..nd {
-                            kb[i][j] += wt * ke[i][j];
-                        }
-                    }
-                }
-            }
-            if let Some(kb) = kbar {
-                for a in 0..=p {
-                    for b in 0..=p {
-                        for k in 0..3 {
-                            kb[3 * a + k][3 * b + k] += c * mass[a][b][usize::from(k == 2)];
-                        }
-                    }
-                }
-            }
-            Ok(())
+    /// Newton on `R(d) = 0` from the current `d` with the current time rule; leaves
+    /// `x₁ = x₀ + d` and `F̄` of the solution in `x1`, `fbar`.
+    fn newton(&mut self, t0: f64, t1: f64) -> Result<NewtonReport, SolveError> {
+        let cx = NewtonContext {
+            block: self.slab,
+            t_start: t0,
+            t_end: t1,
+            stage: Stage::BeamStep,
         };
-        let (fbar_global, asm) = (&mut self.fbar, &mut self.asm);
-        let add = |e: usize, f: &[f64; MAX_DOFS], k: Option<&[[f64; MAX_DOFS]; MAX_DOFS]>| {
-            let o = model.element_offset(e);
-            for i in 0..nd {
-                fbar_global[o + i] += f[i];
-            }
-            if let Some(k) = k {
-                asm.add_element(e, o, nd, k);
-            }
+        let mut d = std::mem::take(&mut self.d);
+        let mut p = SlabProblem {
+            model: self.model,
+            pass: &mut self.pass,
+            rule: &self.rules[self.points - 1],
+            x: &self.x,
+            v: &self.v,
+            x1: &mut self.x1,
+            fbar: &mut self.fbar,
+            load: &self.load,
+            mass: &self.mass,
+            h: self.dt,
         };
-        self.pass.run(tangent, kernel, add)?;
-        // inertia (2/h²) M (d − h v₀)
-        let r = &mut self.r;
-        r.copy_from_slice(&self.fbar);
-        for e in 0..model.spec.elements {
-            let o = model.element_offset(e);
-            for a in 0..=p {
-                for b in 0..=p {
-                    for k in 0..3 {
-                        let (ia, ib) = (o + 3 * a + k, o + 3 * b + k);
-                        let m = self.mass[a][b][usize::from(k == 2)];
-                        r[ia] += c * m * (self.d[ib] - h * self.v[ib]);
-                    }
-                }
-            }
-        }
-        let mut norm = 0.0;
-        for i in 0..r.len() {
-            r[i] -= self.load[i];
-            if model.fixed[i] {
-                r[i] = 0.0;
-            }
-            norm += r[i] * r[i];
-        }
-        Ok(norm.sqrt())
-    }
-
-    /// Newton on `R(d) = 0` from the current `d` (the loop shared with the other integrator:
-    /// [`super::integrator::newton_on_increment`]); returns the number of iterations.
-    fn newton(&mut self, t0: f64, t1: f64) -> Result<usize, SolveError> {
-        let (block, newton) = (self.slab, self.settings.newton);
-        super::integrator::newton_on_increment(self, block, t0, t1, newton)
+        let res = self.solver.solve(&mut p, &mut d, &self.settings.newton, cx);
+        self.d = d;
+        res
     }
 
     /// Sets `d = h v̄` (`v̄` predicted, or `v₀`) and `x₁ = x₀ + d`.
@@ -454,7 +393,6 @@ impl<'a> SpaceTimeSolver<'a> {
                 self.v[i]
             };
             self.d[i] = self.dt * v;
-            self.x1[i] = self.x[i] + self.d[i];
         }
     }
 
@@ -464,7 +402,7 @@ impl<'a> SpaceTimeSolver<'a> {
         self.integrate_loads(t0, self.dt);
         let extrapolated = self.predictor.predict(&self.v, self.dt, &mut self.vbar) > 0;
         self.set_increment_from(extrapolated);
-        self.solves = 0;
+        self.solver.reset_corrections();
         let (strain1, defect) = match self.solve_slab(t0, t1) {
             Ok(r) => r,
             Err(_) if extrapolated => {
@@ -487,7 +425,7 @@ impl<'a> SpaceTimeSolver<'a> {
         self.strain = strain1;
         self.last_defect = defect;
         self.max_defect = self.max_defect.max(defect.abs());
-        self.last_iterations = self.solves;
+        self.last_iterations = self.solver.corrections();
         self.t = t1;
         self.slab += 1;
         Ok(())
@@ -498,8 +436,11 @@ impl<'a> SpaceTimeSolver<'a> {
     fn solve_slab(&mut self, t0: f64, t1: f64) -> Result<(f64, f64), SolveError> {
         let n = self.x.len();
         let mut previous: Option<f64> = None;
+        let mut at_floor = false;
         loop {
-            self.newton(t0, t1)?;
+            self.report = self.newton(t0, t1)?;
+            at_floor |= self.report.at_floor;
+            self.report.at_floor = at_floor;
             let strain1 =
                 self.model
                     .strain_energy(&self.x1)
@@ -507,7 +448,7 @@ impl<'a> SpaceTimeSolver<'a> {
                         block: self.slab,
                         t_start: t0,
                         t_end: t1,
-                        iteration: self.solves,
+                        iteration: self.solver.corrections(),
                     })?;
             let (mut work, mut gross) = (0.0, 0.0);
             for i in 0..n {
@@ -558,31 +499,143 @@ impl<'a> SpaceTimeSolver<'a> {
     }
 }
 
-impl super::integrator::IncrementProblem for SpaceTimeSolver<'_> {
-    fn eval_residual(&mut self, matrix: bool) -> Option<f64> {
-        self.residual(matrix).ok()
-    }
+/// One slab's problem `R(d) = 0` on the solver's state (see the module docs).
+struct SlabProblem<'s> {
+    model: &'s BeamModel,
+    pass: &'s mut ElementPass,
+    rule: &'s GaussLegendre,
+    x: &'s [f64],
+    v: &'s [f64],
+    x1: &'s mut Vec<f64>,
+    fbar: &'s mut Vec<f64>,
+    load: &'s [f64],
+    mass: &'s [[[f64; 2]; 3]; 3],
+    h: f64,
+}
 
-    fn apply_correction(&mut self, chord: bool) -> Result<bool, SolveError> {
-        let mut r = std::mem::take(&mut self.r);
-        let res = if chord {
-            self.asm.solve(&mut r);
-            Ok(())
-        } else {
-            self.asm.factorize_and_solve(&mut r)
-        };
-        self.solves += 1;
-        for i in 0..self.x.len() {
-            self.d[i] += r[i];
-            self.x1[i] = self.x[i] + self.d[i];
+impl BeamProblem for SlabProblem<'_> {
+    /// `R(d) = (2/h²) M (d − h v₀) + F̄(x₀, x₀ + d) − (1/h)∫ f_ext dt` (prescribed rows zero),
+    /// `F̄` into `fbar`, and with `tangent` `∂R/∂d`. Magnitudes: every inertia entry, every
+    /// element's `F̄`, the load integral. Floor basis: `Σ_q w_q K(x_q)` (about twice the
+    /// tangent's `Σ_q w_q τ_q K(x_q)`, without the inertia) times the largest `|x₁|` of each
+    /// kind, and the inertia times the largest increment and `h |v₀|` of each kind.
+    fn assemble(
+        &mut self,
+        d: &[f64],
+        tangent: bool,
+        res: &mut BeamResidual,
+        asm: &mut BeamAssembler,
+    ) -> Result<(), usize> {
+        let model = self.model;
+        let nd = model.element_dofs();
+        let p = model.spec.order;
+        let h = self.h;
+        let c = 2.0 / (h * h);
+        let rule = self.rule;
+        for i in 0..d.len() {
+            self.x1[i] = self.x[i] + d[i];
         }
-        let round_off = super::statics::at_round_off(&r, &self.x1);
-        self.r = r;
-        res.map(|()| round_off)
+        self.fbar.fill(0.0);
+        res.clear(tangent);
+        if tangent {
+            asm.clear();
+        }
+        let mass = self.mass;
+        let xmax = group_max(self.x1);
+        let (dmax, vmax) = (group_max(d), group_max(self.v));
+        let inc = [dmax[0] + h * vmax[0], dmax[1] + h * vmax[1]];
+        let x = self.x;
+        let kernel = |e: usize,
+                      fbar: &mut [f64; MAX_DOFS],
+                      kbar: Option<&mut [[f64; MAX_DOFS]; MAX_DOFS]>| {
+            let o = model.element_offset(e);
+            let el = model.element(e);
+            let (mut fe, mut ke) = ([0.0; MAX_DOFS], [[0.0; MAX_DOFS]; MAX_DOFS]);
+            let mut xe = [0.0; MAX_DOFS];
+            fbar[..nd].fill(0.0);
+            let mut kbar = kbar;
+            if let Some(kb) = kbar.as_deref_mut() {
+                for row in kb.iter_mut().take(nd) {
+                    row[..nd].fill(0.0);
+                }
+            }
+            for (&tau, &w) in rule.points.iter().zip(&rule.weights) {
+                for i in 0..nd {
+                    xe[i] = x[o + i] + tau * d[o + i];
+                }
+                let k = if kbar.is_some() { Some(&mut ke) } else { None };
+                el.residual_into(&xe[..nd], &mut fe, k)?;
+                for i in 0..nd {
+                    fbar[i] += w * fe[i];
+                }
+                if let Some(kb) = kbar.as_deref_mut() {
+                    let wt = w * tau;
+                    for i in 0..nd {
+                        for j in 0..nd {
+                            kb[i][j] += wt * ke[i][j];
+                        }
+                    }
+                }
+            }
+            if let Some(kb) = kbar {
+                for a in 0..=p {
+                    for b in 0..=p {
+                        for k in 0..3 {
+                            kb[3 * a + k][3 * b + k] += c * mass[a][b][usize::from(k == 2)];
+                        }
+                    }
+                }
+            }
+            Ok(())
+        };
+        let fbar_global = &mut *self.fbar;
+        let add = |e: usize, f: &[f64; MAX_DOFS], k: Option<&[[f64; MAX_DOFS]; MAX_DOFS]>| {
+            let o = model.element_offset(e);
+            for i in 0..nd {
+                fbar_global[o + i] += f[i];
+                res.m[o + i] += f[i].abs();
+            }
+            if let Some(k) = k {
+                asm.add_element(e, o, nd, k);
+                for i in 0..nd {
+                    for j in 0..nd {
+                        let inertia = if i % 3 == j % 3 {
+                            c * mass[i / 3][j / 3][usize::from(i % 3 == 2)]
+                        } else {
+                            0.0
+                        };
+                        res.add_floor(o, i, j, 2.0 * (k[i][j] - inertia), &xmax);
+                        res.phi[o + i] += inertia.abs() * inc[group_of(j) as usize];
+                    }
+                }
+            }
+        };
+        self.pass.run(tangent, kernel, add).map_err(|(e, _)| e)?;
+        // inertia (2/h²) M (d − h v₀)
+        res.r.copy_from_slice(self.fbar);
+        for e in 0..model.spec.elements {
+            let o = model.element_offset(e);
+            for a in 0..=p {
+                for b in 0..=p {
+                    for k in 0..3 {
+                        let (ia, ib) = (o + 3 * a + k, o + 3 * b + k);
+                        let t = c * mass[a][b][usize::from(k == 2)] * (d[ib] - h * self.v[ib]);
+                        res.r[ia] += t;
+                        res.m[ia] += t.abs();
+                    }
+                }
+            }
+        }
+        for i in 0..d.len() {
+            res.r[i] -= self.load[i];
+            res.m[i] += self.load[i].abs();
+        }
+        res.finish(&model.fixed);
+        Ok(())
     }
 
-    fn residual_norms(&mut self) -> &mut Vec<f64> {
-        &mut self.history
+    fn coordinates<'a>(&'a self, _d: &'a [f64]) -> &'a [f64] {
+        self.x1
     }
 }
 
@@ -610,6 +663,9 @@ impl BeamIntegrator for SpaceTimeSolver<'_> {
     }
     fn iterations(&self) -> usize {
         self.last_iterations
+    }
+    fn newton_report(&self) -> Option<&NewtonReport> {
+        Some(&self.report)
     }
 }
 

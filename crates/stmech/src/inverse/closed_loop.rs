@@ -18,7 +18,9 @@
 //! Δt = 4 ms of the verification tables (8 % with twice this step). Cost `O(n_s²)`, like the
 //! inverse solve, but about 20× the streamed space-time solve (1.0 s of CPU at 64 × 384:
 //! `docs/verification.md` §11b; the stepper's finite-difference tangent dominates). Newton
-//! stops at 1e-8 × the peak actuation (N) per step.
+//! has the default settings ([`NewtonParams::default`]: relative tolerance `1e-10`, the same
+//! stop as every beam step, independent of the units and of the size of the actuation); a
+//! step that fails is a failure of the replay ([`Stage::Replay`]), not of the inverse result.
 
 use super::solver::{BeamModel, SpaceTimeMesh, TipLaw};
 use super::trajectory::TipTrajectory;
@@ -27,6 +29,7 @@ use crate::beam::model::{BeamModel as ForwardBeam, PointLoad};
 use crate::error::{InputError, SolveError};
 use crate::model::TimeFunction;
 use crate::solve::NewtonParams;
+use crate::solve::newton::Stage;
 use std::time::Instant;
 
 /// Forward discretisation of the closed loop.
@@ -223,27 +226,19 @@ pub fn closed_loop(
     }
     let model = ForwardBeam::try_new_with_prefix(spec, "closed_loop.forward")?;
     let tip = model.tip_node();
-    // Newton tolerance relative to the load scale: 1e-8 of the peak actuation (the figure is
-    // the same to 4 digits as with 1e-10 on Example 3.2, 25 % cheaper)
-    let peak = samples
-        .iter()
-        .flat_map(|s| s.1)
-        .fold(0.0f64, |m, v| m.max(v.abs()));
-    let newton = NewtonParams {
-        tolerance: 1e-8 * peak.max(1e-6),
-        max_iterations: 25,
-    };
+    // the one Newton stop, relative to the forces of every step: the default settings
+    let newton = NewtonParams::default();
     let v0 = vec![0.0; model.n_dofs()];
     let mut stepper =
-        EnergyMomentumStepper::new(&model, &model.x_ref, &v0, t_start, disc.dt, newton).map_err(
-            |source| ClosedLoopError::Forward {
+        EnergyMomentumStepper::new(&model, &model.x_ref, &v0, t_start, disc.dt, newton)
+            .map_err(|source| ClosedLoopError::Forward {
                 time: t_start,
                 position: 0.0,
                 angle: 0.0,
                 reason: reason(&source),
                 source: Box::new(source),
-            },
-        )?;
+            })?
+            .with_stage(Stage::Replay);
     let mut worst = [0.0f64; 2];
     let mut when = [t_start; 2];
     let mut steps = 0usize;

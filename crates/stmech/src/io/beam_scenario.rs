@@ -25,8 +25,8 @@
 //! end = 5.0                      # s
 //! step = 0.01                    # s
 //! method = "energy-momentum"     # or "space-time" (Petrov–Galerkin cG(1) slabs)
-//! [newton]
-//! tolerance = 1e-9
+//! [newton]                       # optional: these are the defaults
+//! tolerance = 1e-10              # relative (docs/theory.md, "The Newton stop")
 //! max_iterations = 30
 //! [output]
 //! snapshots = 20                 # beam shapes written to VTK and plotted
@@ -48,6 +48,7 @@ use crate::beam::section::{ConstitutiveLaw, SectionProperties};
 use crate::error::InputError;
 use crate::model::load::TimeFunction;
 use crate::solve::NewtonParams;
+use crate::solve::newton::{DEFAULT_TOLERANCE, MAX_TOLERANCE, MIN_TOLERANCE};
 use serde::Deserialize;
 use std::path::Path;
 
@@ -612,14 +613,17 @@ impl BeamScenario {
                 }
             }
         };
-        let mut newton = NewtonParams {
-            tolerance: 1e-9,
-            max_iterations: 30,
-        };
+        let mut newton = NewtonParams::default();
         if let Some(n) = &raw.newton {
             if let Some(t) = n.tolerance {
-                if !(t.is_finite() && t > 0.0) {
-                    issues.push("newton.tolerance", format!("must be > 0 (N), got {t}"));
+                if !(MIN_TOLERANCE..=MAX_TOLERANCE).contains(&t) {
+                    issues.push(
+                        "newton.tolerance",
+                        format!(
+                            "must be between {MIN_TOLERANCE:e} and {MAX_TOLERANCE:e} (relative to \
+                             the forces of a step; got {t}); the default is {DEFAULT_TOLERANCE:e}"
+                        ),
+                    );
                 }
                 newton.tolerance = t;
             }

@@ -1,0 +1,277 @@
+//! The planar beam's Newton solves on the one driver ([`crate::solve::newton::drive`]): the
+//! load steps of [`super::statics`] and the steps and slabs of the two forward integrators
+//! ([`super::dynamics`], [`super::space_time`]). `docs/theory.md`, "The Newton stop".
+//!
+//! **Equation groups.** The rows of node `a` are the balance of forces `(r1, r2)` (N) and of
+//! moments `θ` (N·m): two groups, [`FORCES`] and [`MOMENTS`]. A row's **magnitude** is the sum
+//! of the absolute values of its terms, `m_i = Σ_e |f_e,i| + Σ_b |c M_ib (d_b − Δt v_b)| +
+//! |f_ext,i|` (element internal forces, inertia entries, applied load), and the group's scale
+//! the largest of them: the stop `|R_i| ≤ tol · max_{j∈g} m_j` does not depend on the units
+//! (every term of a group changes by the same factor) nor on the origin (no term does).
+//!
+//! **Round-off floor.** The internal forces are computed from the absolute coordinates
+//! (positions from the origin, angles), so a row is uncertain by `ε Σ_j |K_ij| X_g(j)`
+//! (`K` the internal tangent with respect to them, `X_g` the largest absolute coordinate of the
+//! kind of unknown `j`); the inertia rows are computed from the increments `d` and the start
+//! velocities (`ε Σ_j |c M_ij| (D_g(j) + Δt V_g(j))`). This is the floor basis `φ_i` of
+//! [`crate::solve::newton::measure`]: it grows with the stiffness, the element count and the
+//! distance from the origin, and Newton stops there ("at the floor") when the tolerance is not
+//! reachable in double precision. Prescribed unknowns have zero rows and no measure.
+
+use super::assembly::BeamAssembler;
+use crate::error::SolveError;
+use crate::solve::NewtonParams;
+use crate::solve::newton::assembled::ROUND_OFF_CORRECTION;
+use crate::solve::newton::{
+    DriverBuffers, Measures, NewtonContext, NewtonProblem, NewtonReport, Refactorization, drive,
+};
+use std::time::Instant;
+
+/// Number of equation groups of the beam (forces, moments).
+pub const GROUPS: usize = 2;
+/// Group of the force rows `(r1, r2)` (N) and of the position unknowns (m).
+pub const FORCES: u8 = 0;
+/// Group of the moment rows `θ` (N·m) and of the angle unknowns (rad).
+pub const MOMENTS: u8 = 1;
+
+/// The group of unknown (and row) `i`: `(r1, r2, θ)` per node.
+#[inline]
+pub fn group_of(i: usize) -> u8 {
+    if i % 3 == 2 { MOMENTS } else { FORCES }
+}
+
+/// Largest `|x_i|` per group (positions, angles).
+pub fn group_max(x: &[f64]) -> [f64; 2] {
+    let mut m = [0.0f64; 2];
+    for (i, &v) in x.iter().enumerate() {
+        let g = &mut m[group_of(i) as usize];
+        *g = g.max(v.abs());
+    }
+    m
+}
+
+/// A residual evaluation: rows `r`, magnitudes `m`, floor basis `phi` (with the tangent).
+#[derive(Debug, Clone)]
+pub struct BeamResidual {
+    /// Residual `R` (prescribed rows zero).
+    pub r: Vec<f64>,
+    /// Magnitude of the terms of every row.
+    pub m: Vec<f64>,
+    /// Floor basis `φ_i` (only written with a tangent; kept otherwise).
+    pub phi: Vec<f64>,
+    groups: Vec<u8>,
+}
+
+impl BeamResidual {
+    /// Buffers for `n` unknowns.
+    pub fn new(n: usize) -> Self {
+        Self {
+            r: vec![0.0; n],
+            m: vec![0.0; n],
+            phi: vec![0.0; n],
+            groups: (0..n).map(group_of).collect(),
+        }
+    }
+
+    /// Zeroes the residual and magnitudes (and the floor basis with a tangent).
+    pub fn clear(&mut self, tangent: bool) {
+        self.r.fill(0.0);
+        self.m.fill(0.0);
+        if tangent {
+            self.phi.fill(0.0);
+        }
+    }
+
+    /// Adds the floor basis of an element matrix `k` (internal tangent with respect to the
+    /// absolute coordinates, rows and columns from `offset`) for the largest absolute
+    /// coordinates `x` of each group: `φ_i += Σ_j |k_ij| X_g(j)`.
+    #[inline]
+    pub fn add_floor(&mut self, offset: usize, i: usize, j: usize, k: f64, x: &[f64; 2]) {
+        self.phi[offset + i] += k.abs() * x[group_of(j) as usize];
+    }
+
+    /// Zeroes the rows of prescribed unknowns.
+    pub fn finish(&mut self, fixed: &[bool]) {
+        for (i, &f) in fixed.iter().enumerate() {
+            if f {
+                self.r[i] = 0.0;
+                self.m[i] = 0.0;
+                self.phi[i] = 0.0;
+            }
+        }
+    }
+}
+
+/// A nonlinear problem of the beam as [`BeamNewton`] solves it.
+pub(crate) trait BeamProblem {
+    /// Evaluates `R(x)` into `res` (rows, magnitudes; with `tangent` also the floor basis and
+    /// the iteration matrix `∂R/∂x` into `asm`). `Err(e)`: element `e` cannot be evaluated.
+    fn assemble(
+        &mut self,
+        x: &[f64],
+        tangent: bool,
+        res: &mut BeamResidual,
+        asm: &mut BeamAssembler,
+    ) -> Result<(), usize>;
+
+    /// The absolute coordinates at the unknowns `x` of the last evaluation (`x` itself in
+    /// statics, `x₀ + Δx` for the increments of a step).
+    fn coordinates<'a>(&'a self, x: &'a [f64]) -> &'a [f64];
+}
+
+/// The linear algebra and buffers of the beam's Newton solves (kept across steps).
+#[derive(Debug)]
+pub struct BeamNewton {
+    asm: BeamAssembler,
+    res: BeamResidual,
+    policy: Refactorization,
+    /// Unknowns of the last evaluation.
+    last_x: Vec<f64>,
+    /// The last evaluation assembled the iteration matrix.
+    tangent_at_last: bool,
+    /// The matrix was assembled after the last factorisation.
+    stale: bool,
+    /// The LU holds a factorisation of this solve.
+    factorized: bool,
+    /// Linear solves (corrections) since [`reset_corrections`](Self::reset_corrections).
+    corrections: usize,
+    buf: DriverBuffers,
+}
+
+impl BeamNewton {
+    /// Buffers for `model` and the refactorisation policy of its solves.
+    pub fn new(
+        model: &super::model::BeamModel,
+        policy: Refactorization,
+    ) -> Result<Self, SolveError> {
+        let n = model.n_dofs();
+        Ok(Self {
+            asm: BeamAssembler::new(model)?,
+            res: BeamResidual::new(n),
+            policy,
+            last_x: vec![f64::NAN; n],
+            tangent_at_last: false,
+            stale: false,
+            factorized: false,
+            corrections: 0,
+            buf: DriverBuffers::default(),
+        })
+    }
+
+    /// Corrections (linear solves) since the last reset.
+    pub fn corrections(&self) -> usize {
+        self.corrections
+    }
+
+    /// Restarts the count of corrections.
+    pub fn reset_corrections(&mut self) {
+        self.corrections = 0;
+    }
+
+    /// Runs Newton on `p` from `x` (updated in place). On return `p` has been evaluated at
+    /// the returned `x` (its derived state, e.g. `x₁`, belongs to it).
+    pub(crate) fn solve<P: BeamProblem>(
+        &mut self,
+        p: &mut P,
+        x: &mut [f64],
+        params: &NewtonParams,
+        cx: NewtonContext,
+    ) -> Result<NewtonReport, SolveError> {
+        self.factorized = false;
+        self.tangent_at_last = false;
+        let mut buf = std::mem::take(&mut self.buf);
+        let policy = self.policy;
+        let res = drive(&mut Adapter { p, s: self }, x, params, policy, &mut buf);
+        self.buf = buf;
+        let nonfinite = |iteration| SolveError::NonFinite {
+            block: cx.block,
+            t_start: cx.t_start,
+            t_end: cx.t_end,
+            iteration,
+        };
+        let rep = res.map_err(|e| e.into_solve_error(cx, |it, _element| nonfinite(it)))?;
+        if self.last_x != *x {
+            // (the driver ends at an evaluated point; kept for safety)
+            p.assemble(x, false, &mut self.res, &mut self.asm)
+                .map_err(|_| nonfinite(rep.iterations))?;
+            self.last_x.copy_from_slice(x);
+        }
+        Ok(rep)
+    }
+}
+
+/// A [`BeamProblem`] with its solver, as the driver sees it.
+struct Adapter<'a, P: BeamProblem> {
+    p: &'a mut P,
+    s: &'a mut BeamNewton,
+}
+
+impl<P: BeamProblem> NewtonProblem for Adapter<'_, P> {
+    type Error = usize;
+
+    fn evaluate(
+        &mut self,
+        x: &[f64],
+        jacobian: bool,
+        out: &mut Measures,
+        rep: &mut NewtonReport,
+    ) -> Result<(), usize> {
+        let s = &mut *self.s;
+        let t = Instant::now();
+        // the chord iteration asks for the residual first and then for the matrix at the same
+        // point: before the first factorisation both are assembled in one pass
+        let reuse = jacobian && s.tangent_at_last && s.last_x == x;
+        if !reuse {
+            let tangent = jacobian || !s.factorized;
+            s.tangent_at_last = false;
+            s.last_x.copy_from_slice(x);
+            let r = self.p.assemble(x, tangent, &mut s.res, &mut s.asm);
+            rep.assembly_seconds += t.elapsed().as_secs_f64();
+            r?;
+            s.tangent_at_last = tangent;
+            s.stale |= tangent;
+        }
+        out.from_rows(GROUPS, &s.res.groups, &s.res.r, &s.res.m, Some(&s.res.phi));
+        Ok(())
+    }
+
+    fn correction(&mut self, dx: &mut [f64], rep: &mut NewtonReport) -> Result<(), SolveError> {
+        let s = &mut *self.s;
+        if s.stale {
+            let t = Instant::now();
+            s.factorized = false;
+            s.asm.factorize()?;
+            s.factorized = true;
+            s.stale = false;
+            rep.factorizations += 1;
+            rep.factorization_seconds += t.elapsed().as_secs_f64();
+        }
+        let t = Instant::now();
+        dx.copy_from_slice(&s.res.r);
+        s.asm.lu.solve_in_place(dx);
+        s.corrections += 1;
+        rep.solve_seconds += t.elapsed().as_secs_f64();
+        Ok(())
+    }
+
+    fn unknown_groups(&self) -> &[u8] {
+        &self.s.res.groups
+    }
+
+    fn has_linearization(&self) -> bool {
+        self.s.factorized
+    }
+
+    fn invalidate(&mut self) {
+        self.s.factorized = false;
+    }
+
+    /// The correction of the positions and of the angles, each against the largest absolute
+    /// coordinate of its kind.
+    fn correction_at_round_off(&self, x: &[f64], dx: &[f64]) -> bool {
+        let c = self.p.coordinates(x);
+        let (xm, dm) = (group_max(c), group_max(dx));
+        let tol = ROUND_OFF_CORRECTION * f64::EPSILON;
+        dm[0] <= tol * xm[0] && dm[1] <= tol * xm[1]
+    }
+}
