@@ -31,11 +31,8 @@
 //! `v¹ = 2 (r¹ − r⁰)/Δt − v⁰` eliminated, Newton solves for `r¹` of the free nodes with the
 //! exact Jacobian `2M/Δt² + ∂∇̄V/∂r¹` (banded, nodes along the rope).
 
-use super::newton::{BandedJacobian, BandedSystem, solve_banded};
 use super::{Compression, StringModel, StringPointLaw};
-use crate::error::SolveError;
 use crate::solve::banded::BandedLu;
-use crate::solve::newton::{NewtonContext, NewtonError, NewtonParams, Stage};
 
 /// Motion of the suspension point: position and velocity at `t`.
 pub type SuspensionFn<'a> = &'a (dyn Fn(f64) -> ([f64; 3], [f64; 3]) + Sync);
@@ -65,17 +62,20 @@ impl Actuation<'_> {
 /// Failure of a forward step of either forward discretisation.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum StringStepError {
-    /// Newton did not converge (the one driver's failure, [`SolveError::newton_diverged`],
-    /// as a step of a closed-loop replay, [`Stage::Replay`]: the steppers' one use in a
-    /// scenario).
-    #[error("the string's {scheme} step at t = {t:.6} s: {source}")]
+    /// Newton did not converge.
+    #[error(
+        "the string's {scheme} step at t = {t:.6} s did not converge (residual {residual:.3e} \
+         after {iterations} iterations). Remedy: a smaller time step"
+    )]
     Newton {
         /// Which discretisation ("midpoint", "space-time slab").
         scheme: &'static str,
         /// Start of the step (s).
         t: f64,
-        /// The driver's failure.
-        source: SolveError,
+        /// Last residual.
+        residual: f64,
+        /// Iterations.
+        iterations: usize,
     },
     /// An element collapsed to zero length or the Jacobian is singular.
     #[error("the string's {scheme} step at t = {t:.6} s failed: {message}")]
@@ -90,27 +90,6 @@ pub enum StringStepError {
 }
 
 impl StringStepError {
-    /// The failure `e` of the Newton solve of the step of `scheme` starting at `t`.
-    pub(crate) fn of_newton(scheme: &'static str, t: f64, dt: f64, e: NewtonError<Self>) -> Self {
-        match e {
-            NewtonError::Eval { source, .. } => source,
-            NewtonError::Linear(e) => Self::singular(scheme, t, e),
-            e => {
-                let cx = NewtonContext {
-                    block: 0,
-                    t_start: t,
-                    t_end: t + dt,
-                    stage: Stage::Replay,
-                };
-                Self::Newton {
-                    scheme,
-                    t,
-                    source: e.into_solve_error(cx, |_, e| SolveError::Factorization(e.to_string())),
-                }
-            }
-        }
-    }
-
     /// A failed factorisation or element of the step of `scheme` starting at `t`.
     pub fn singular(scheme: &'static str, t: f64, e: impl std::fmt::Display) -> Self {
         Self::Singular {
@@ -192,13 +171,8 @@ pub struct StringStepper<'a> {
     /// Node velocities (m/s).
     pub v: Vec<[f64; 3]>,
     lu: BandedLu,
-    /// Newton parameters of every step (the one driver's: relative tolerance, docs/theory.md
-    /// "The Newton stop").
-    pub newton: NewtonParams,
-    /// Newton iterations of all steps so far.
-    pub iterations: usize,
-    /// Steps whose Newton stopped at the round-off floor above the tolerance.
-    pub at_floor: usize,
+    /// Newton tolerance on the largest residual entry (N).
+    pub tolerance: f64,
 }
 
 /// `(W(c), W'(c), W''(c))` for `W(c) = Ψ(√c)`.
@@ -248,43 +222,27 @@ impl<'a> StringStepper<'a> {
             v: vec![[0.0; 3]; r.len()],
             r,
             lu: BandedLu::new(n, 5, 5),
-            newton: NewtonParams::default(),
-            iterations: 0,
-            at_floor: 0,
+            tolerance: 1e-10 * model.g() * (model.payload_mass + model.rho_a * model.length),
             model,
         }
     }
 
-    /// Element midpoint force `n̄` of the discrete gradient, if `jac` `∂n̄/∂d¹`, and the
-    /// round-off of `W̄`: the divided difference `(W(c¹) − W(c⁰))/(c¹ − c⁰)` loses the digits
-    /// of `c¹ − c⁰`, `δW̄ ≈ ε (2 Σ (|W| + |N| ν) + |W̄| (c⁰ + c¹)) / |c¹ − c⁰|` (`W` is computed
-    /// from `ν = √c`, good to `ε ν`, so `δW ≈ ε (|W| + |N| ν)`); part of the floor of the
-    /// rows (docs/theory.md, "The Newton stop").
-    fn element_force(
-        &self,
-        d0: [f64; 3],
-        d1: [f64; 3],
-        jac: bool,
-    ) -> ([f64; 3], [[f64; 3]; 3], f64) {
+    /// Element midpoint force `n̄` of the discrete gradient and, if `jac`, `∂n̄/∂d¹`.
+    fn element_force(&self, d0: [f64; 3], d1: [f64; 3], jac: bool) -> ([f64; 3], [[f64; 3]; 3]) {
         let dm = [0, 1, 2].map(|c| 0.5 * (d0[c] + d1[c]));
         let c0 = d0.iter().map(|x| x * x).sum::<f64>();
         let c1 = d1.iter().map(|x| x * x).sum::<f64>();
-        let (w0, w0p, _) = w_of_c(&self.law, c0);
+        let (w0, _, _) = w_of_c(&self.law, c0);
         let (w1, w1p, _) = w_of_c(&self.law, c1);
         let dc = c1 - c0;
         let mut k = [[0.0; 3]; 3];
-        let (wbar, grad, dw) = if dc.abs() > 1e-7 * c0.max(c1) {
+        let (wbar, grad) = if dc.abs() > 1e-7 * c0.max(c1) {
             let wbar = (w1 - w0) / dc;
-            // |N| ν = 2 |W'| c
-            let dw = f64::EPSILON
-                * (2.0 * (w0.abs() + w1.abs() + 2.0 * (w0p * c0).abs() + 2.0 * (w1p * c1).abs())
-                    + wbar.abs() * (c0 + c1))
-                / dc.abs();
             // ∂W̄/∂d¹ = 2 d¹ (W'(c¹) − W̄) / (c¹ − c⁰)
-            (wbar, d1.map(|x| 2.0 * x * (w1p - wbar) / dc), dw)
+            (wbar, d1.map(|x| 2.0 * x * (w1p - wbar) / dc))
         } else {
             let (_, wp, wpp) = w_of_c(&self.law, 0.5 * (c0 + c1));
-            (wp, d1.map(|x| wpp * x), 0.0)
+            (wp, d1.map(|x| wpp * x))
         };
         let f = dm.map(|x| 2.0 * wbar * x);
         if jac {
@@ -295,7 +253,7 @@ impl<'a> StringStepper<'a> {
                 }
             }
         }
-        (f, k, dw)
+        (f, k)
     }
 
     /// Total energy `½ vᵀ M v + V − fᵀ r` ([`discrete_energy`], J).
@@ -320,186 +278,118 @@ impl<'a> StringStepper<'a> {
         self.r[self.ns]
     }
 
-    /// One midpoint discrete-gradient step of length `dt`, Newton by the one driver
-    /// ([`crate::solve::newton::drive`]).
+    /// One midpoint discrete-gradient step of length `dt`.
     pub fn step(&mut self, dt: f64) -> Result<(), StringStepError> {
         let ns = self.ns;
+        let model = self.model;
         let first = self.actuation.first_free_node();
         let t1 = self.t + dt;
-        // Dirichlet: node 0 given; Neumann: F̄ on node 0
-        let (top, force) = match self.actuation {
-            Actuation::Suspension(x) => (x(t1), [0.0; 3]),
-            Actuation::Force(f) => (([0.0; 3], [0.0; 3]), f(self.t + 0.5 * dt)),
-        };
+        let (r0, v0) = (self.r.clone(), self.v.clone());
         // start: r¹ = r⁰ + Δt v⁰
-        let mut u: Vec<f64> = (first..=ns)
-            .flat_map(|i| [0, 1, 2].map(|c| self.r[i][c] + dt * self.v[i][c]))
+        let mut r1: Vec<[f64; 3]> = (0..=ns)
+            .map(|i| [0, 1, 2].map(|c| r0[i][c] + dt * v0[i][c]))
             .collect();
-        let mut lu = std::mem::replace(&mut self.lu, BandedLu::new(0, 0, 0));
-        let mut sys = Midpoint {
-            st: &*self,
-            dt,
-            first,
-            top,
-            force,
-            groups: vec![0; u.len()],
+        // Dirichlet: node 0 given; Neumann: F̄ on node 0
+        let (xv1, force) = match self.actuation {
+            Actuation::Suspension(x) => {
+                let (x1, xv1) = x(t1);
+                r1[0] = x1;
+                (xv1, [0.0; 3])
+            }
+            Actuation::Force(f) => ([0.0; 3], f(self.t + 0.5 * dt)),
         };
-        let rep = solve_banded(&mut sys, &mut lu, &mut u, &self.newton);
-        self.lu = lu;
-        let rep = rep.map_err(|e| StringStepError::of_newton(SCHEME, self.t, dt, e))?;
-        self.iterations += rep.iterations;
-        self.at_floor += usize::from(rep.at_floor);
-        let r1: Vec<[f64; 3]> = (0..=ns)
-            .map(|i| {
-                if i < first {
-                    top.0
-                } else {
-                    let k = 3 * (i - first);
-                    [u[k], u[k + 1], u[k + 2]]
+        let v1_of = |r1: &[[f64; 3]], i: usize| -> [f64; 3] {
+            if i < first {
+                xv1
+            } else {
+                [0, 1, 2].map(|c| 2.0 * (r1[i][c] - r0[i][c]) / dt - v0[i][c])
+            }
+        };
+        let n = 3 * (ns + 1 - first);
+        let mut res = vec![0.0; n];
+        let mut last = f64::INFINITY;
+        for it in 0..30 {
+            res.fill(0.0);
+            self.lu.clear();
+            // inertia M (v¹ − v⁰)/Δt, Jacobian 2M/Δt²; loads
+            for i in first..=ns {
+                let row = 3 * (i - first);
+                for k in i.saturating_sub(1)..=(i + 1).min(ns) {
+                    let m = consistent_mass(&model, ns, i, k);
+                    let vk = v1_of(&r1, k);
+                    for c in 0..3 {
+                        res[row + c] += m * (vk[c] - v0[k][c]) / dt;
+                        if k >= first {
+                            self.lu
+                                .add(row + c, 3 * (k - first) + c, 2.0 * m / (dt * dt));
+                        }
+                    }
                 }
-            })
-            .collect();
-        self.v = (0..=ns)
-            .map(|i| {
-                if i < first {
-                    top.1
-                } else {
-                    [0, 1, 2].map(|c| 2.0 * (r1[i][c] - self.r[i][c]) / dt - self.v[i][c])
-                }
-            })
-            .collect();
-        self.r = r1;
-        self.t = t1;
-        Ok(())
-    }
-}
-
-/// The equations of one midpoint step for `r¹` of the free nodes (one group: forces, N).
-struct Midpoint<'s, 'a> {
-    st: &'s StringStepper<'a>,
-    dt: f64,
-    first: usize,
-    /// Node 0's position and velocity at `t¹` when prescribed.
-    top: ([f64; 3], [f64; 3]),
-    force: [f64; 3],
-    groups: Vec<u8>,
-}
-
-impl Midpoint<'_, '_> {
-    fn r1(&self, u: &[f64], i: usize) -> [f64; 3] {
-        if i < self.first {
-            self.top.0
-        } else {
-            let k = 3 * (i - self.first);
-            [u[k], u[k + 1], u[k + 2]]
-        }
-    }
-
-    /// `v¹ = 2 (r¹ − r⁰)/Δt − v⁰` (prescribed for node 0 under a motion).
-    fn v1(&self, u: &[f64], i: usize) -> [f64; 3] {
-        if i < self.first {
-            self.top.1
-        } else {
-            let r1 = self.r1(u, i);
-            let (r0, v0) = (self.st.r[i], self.st.v[i]);
-            [0, 1, 2].map(|c| 2.0 * (r1[c] - r0[c]) / self.dt - v0[c])
-        }
-    }
-}
-
-impl BandedSystem for Midpoint<'_, '_> {
-    type Error = StringStepError;
-
-    fn n_groups(&self) -> usize {
-        1
-    }
-
-    fn row_groups(&self) -> &[u8] {
-        &self.groups
-    }
-
-    fn position_group(&self) -> u8 {
-        0
-    }
-
-    /// `r_i = Σ_k M_ik (v¹_k − v⁰_k)/Δt + Σ_e ±n̄_e − f_i − F̄ δ_i0`, magnitudes the sums of
-    /// the absolute values of these terms.
-    fn assemble(
-        &mut self,
-        u: &[f64],
-        res: &mut [f64],
-        mag: &mut [f64],
-        mut jac: Option<&mut BandedJacobian<'_>>,
-    ) -> Result<(), StringStepError> {
-        let st = self.st;
-        let (ns, dt, first) = (st.ns, self.dt, self.first);
-        let model = &st.model;
-        // inertia M (v¹ − v⁰)/Δt, Jacobian 2M/Δt²; loads
-        for i in first..=ns {
-            let row = 3 * (i - first);
-            for k in i.saturating_sub(1)..=(i + 1).min(ns) {
-                let m = consistent_mass(model, ns, i, k);
-                let vk = self.v1(u, k);
+                let f = consistent_load(&model, ns, i);
                 for c in 0..3 {
-                    let t = m * (vk[c] - st.v[k][c]) / dt;
-                    res[row + c] += t;
-                    mag[row + c] += t.abs();
-                    if k >= first
-                        && let Some(jac) = jac.as_deref_mut()
-                    {
-                        jac.add(row + c, 3 * (k - first) + c, 2.0 * m / (dt * dt));
+                    res[row + c] -= f[c];
+                    if i == 0 {
+                        res[row + c] -= force[c];
                     }
                 }
             }
-            let f = consistent_load(model, ns, i);
-            for c in 0..3 {
-                res[row + c] -= f[c];
-                mag[row + c] += f[c].abs();
-                if i == 0 {
-                    res[row + c] -= self.force[c];
-                    mag[row + c] += self.force[c].abs();
-                }
-            }
-        }
-        // discrete gradient of the strain energy: −n̄ on node e, +n̄ on node e + 1
-        for el in 0..ns {
-            let d0 = [0, 1, 2].map(|c| (st.r[el + 1][c] - st.r[el][c]) / st.hs);
-            let (a, b) = (self.r1(u, el), self.r1(u, el + 1));
-            let d1 = [0, 1, 2].map(|c| (b[c] - a[c]) / st.hs);
-            let (f, k, dw) = st.element_force(d0, d1, jac.is_some());
-            for (node, sign) in [(el, -1.0), (el + 1, 1.0)] {
-                if node < first {
-                    continue;
-                }
-                for c in 0..3 {
-                    res[3 * (node - first) + c] += sign * f[c];
-                    mag[3 * (node - first) + c] += f[c].abs();
-                }
-                let Some(jac) = jac.as_deref_mut() else {
-                    continue;
-                };
-                // n̄ = 2 W̄ d_m: the round-off of W̄ (without F ε, which the driver applies)
-                for c in 0..3 {
-                    let dm = 0.5 * (d0[c] + d1[c]);
-                    jac.add_floor(3 * (node - first) + c, 2.0 * dm.abs() * dw / f64::EPSILON);
-                }
-                for (other, so) in [(el, -1.0), (el + 1, 1.0)] {
-                    if other < first {
+            // discrete gradient of the strain energy: −n̄ on node e, +n̄ on node e + 1
+            for el in 0..ns {
+                let d0 = [0, 1, 2].map(|c| (r0[el + 1][c] - r0[el][c]) / self.hs);
+                let d1 = [0, 1, 2].map(|c| (r1[el + 1][c] - r1[el][c]) / self.hs);
+                let (f, k) = self.element_force(d0, d1, true);
+                for (node, sign) in [(el, -1.0), (el + 1, 1.0)] {
+                    if node < first {
                         continue;
                     }
                     for c in 0..3 {
-                        for d in 0..3 {
-                            jac.add(
-                                3 * (node - first) + c,
-                                3 * (other - first) + d,
-                                sign * so * k[c][d] / st.hs,
-                            );
+                        res[3 * (node - first) + c] += sign * f[c];
+                    }
+                    for (other, so) in [(el, -1.0), (el + 1, 1.0)] {
+                        if other < first {
+                            continue;
+                        }
+                        for c in 0..3 {
+                            for d in 0..3 {
+                                self.lu.add(
+                                    3 * (node - first) + c,
+                                    3 * (other - first) + d,
+                                    sign * so * k[c][d] / self.hs,
+                                );
+                            }
                         }
                     }
                 }
             }
+            let norm = res.iter().fold(0.0f64, |m, x| m.max(x.abs()));
+            if !norm.is_finite() {
+                break;
+            }
+            if norm < self.tolerance
+                || (it > 2 && norm >= 0.5 * last && norm < 1e3 * self.tolerance)
+            {
+                self.r = r1.clone();
+                self.v = (0..=ns).map(|i| v1_of(&r1, i)).collect();
+                self.t = t1;
+                return Ok(());
+            }
+            last = norm;
+            self.lu
+                .factorize()
+                .map_err(|e| StringStepError::singular(SCHEME, self.t, e))?;
+            self.lu.solve_in_place(&mut res);
+            for i in first..=ns {
+                for c in 0..3 {
+                    r1[i][c] -= res[3 * (i - first) + c];
+                }
+            }
         }
-        Ok(())
+        Err(StringStepError::Newton {
+            scheme: SCHEME,
+            t: self.t,
+            residual: last,
+            iterations: 30,
+        })
     }
 }
 

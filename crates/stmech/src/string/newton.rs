@@ -9,13 +9,13 @@
 //! `g` ([`crate::solve::newton::assembled::group_floor`]); here `Σ_j |J_ij|` sums the absolute
 //! values of the entries as they are added (element by element), an upper bound.
 
-use crate::error::SolveError;
 use crate::solve::banded::BandedLu;
 use crate::solve::newton::assembled::ROUND_OFF_CORRECTION;
 use crate::solve::newton::{
     DriverBuffers, Measures, NewtonError, NewtonParams, NewtonProblem, NewtonReport,
     Refactorization, drive,
 };
+use crate::error::SolveError;
 use std::time::Instant;
 
 /// The Jacobian of a banded system being assembled, with its floor basis.
@@ -32,13 +32,6 @@ impl BandedJacobian<'_> {
     pub(crate) fn add(&mut self, i: usize, j: usize, v: f64) {
         self.lu.add(i, j, v);
         self.phi[i] += v.abs() * self.xg[self.groups[j] as usize];
-    }
-
-    /// Adds `v ≥ 0` to the floor basis of row `i`: a round-off the entries do not show (in
-    /// the units of the row, before the factor `F ε`).
-    #[inline]
-    pub(crate) fn add_floor(&mut self, i: usize, v: f64) {
-        self.phi[i] += v;
     }
 }
 
@@ -104,8 +97,7 @@ impl<S: BandedSystem> NewtonProblem for Banded<'_, S> {
                 xg: &self.xg,
                 groups: &self.groups,
             };
-            self.sys
-                .assemble(x, &mut self.r, &mut self.m, Some(&mut jac))
+            self.sys.assemble(x, &mut self.r, &mut self.m, Some(&mut jac))
         } else {
             self.sys.assemble(x, &mut self.r, &mut self.m, None)
         };

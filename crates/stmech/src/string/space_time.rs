@@ -61,15 +61,16 @@
 //! is `O(ht⁴)` (measured in docs/verification.md, C12).
 
 use super::dynamics::{Actuation, StringStepError, consistent_load, discrete_energy};
-use super::newton::{BandedJacobian, BandedSystem, solve_banded};
 use super::{Compression, StringModel, StringPointLaw};
 use crate::basis::GaussLegendre;
 use crate::error::InputError;
 use crate::inverse::element::{BilinearElement, N_DOF, SpaceTimeElement};
 use crate::solve::banded::BandedLu;
-use crate::solve::newton::{NewtonParams, NewtonReport};
 
 const SCHEME: &str = "space-time slab";
+
+/// Newton iterations per slab at most.
+const MAX_ITERATIONS: usize = 30;
 
 /// The string marched in time by space-time slabs (module docs).
 pub struct SpaceTimeString<'a> {
@@ -87,13 +88,10 @@ pub struct SpaceTimeString<'a> {
     pub r: Vec<[f64; 3]>,
     /// Node velocities (m/s).
     pub v: Vec<[f64; 3]>,
-    /// Newton parameters of every slab (the one driver's: relative tolerance per equation
-    /// group, docs/theory.md "The Newton stop").
-    pub newton: NewtonParams,
+    /// Newton tolerance, relative to the weight impulse of a slab `|g|(m + ρA L) ht`.
+    pub relative_tolerance: f64,
     /// Newton iterations (linear solves) of all slabs so far.
     pub iterations: usize,
-    /// Slabs whose Newton stopped at the round-off floor above the tolerance.
-    pub at_floor: usize,
 }
 
 impl<'a> SpaceTimeString<'a> {
@@ -145,9 +143,8 @@ impl<'a> SpaceTimeString<'a> {
             t: t0,
             v: vec![[0.0; 3]; r.len()],
             r,
-            newton: NewtonParams::default(),
+            relative_tolerance: 1e-10,
             iterations: 0,
-            at_floor: 0,
             model,
         })
     }
@@ -167,17 +164,29 @@ impl<'a> SpaceTimeString<'a> {
         discrete_energy(&self.model, self.element.law(), &self.r, &self.v)
     }
 
-    /// Advances by one slab: Newton on the slab equations (module docs) for the new level, by
-    /// the one driver ([`crate::solve::newton::drive`]).
+    /// Newton tolerance of a slab on the largest residual entry (N·s): the relative tolerance
+    /// times the weight impulse, but not below the floating-point floor of the stress rows,
+    /// `64 ε EA ht X / hs` (`X` the largest coordinate), as for the inverse
+    /// ([`crate::inverse::crane::newton_tolerance`]).
+    fn tolerance(&self) -> f64 {
+        let m = &self.model;
+        let x_max = self.r.iter().flatten().fold(0.0f64, |a, c| a.max(c.abs())) + m.length;
+        let weight = m.g() * (m.payload_mass + m.rho_a * m.length) * self.ht;
+        (self.relative_tolerance * weight)
+            .max(64.0 * f64::EPSILON * m.ea * self.ht * x_max / self.hs)
+    }
+
+    /// Advances by one slab: Newton on the slab equations (module docs) for the new level.
     pub fn step(&mut self) -> Result<(), StringStepError> {
         let (ns, ht) = (self.ns, self.ht);
         let first = self.actuation.first_free_node();
         let t1 = self.t + ht;
+        let (x0, v0) = (&self.r, &self.v);
         // start: x¹ = x⁰ + ht v⁰, v¹ = v⁰
         let mut x1: Vec<[f64; 3]> = (0..=ns)
-            .map(|i| [0, 1, 2].map(|c| self.r[i][c] + ht * self.v[i][c]))
+            .map(|i| [0, 1, 2].map(|c| x0[i][c] + ht * v0[i][c]))
             .collect();
-        let mut v1 = self.v.clone();
+        let mut v1 = v0.clone();
         // Neumann: ∫_I F dt (4-point Gauss)
         let mut impulse = [0.0; 3];
         match self.actuation {
@@ -191,207 +200,103 @@ impl<'a> SpaceTimeString<'a> {
                 }
             }
         }
-        let n = 6 * (ns + 1 - first);
-        let mut u = vec![0.0; n];
-        for i in first..=ns {
-            u[6 * (i - first)..6 * (i - first) + 3].copy_from_slice(&x1[i]);
-            u[6 * (i - first) + 3..6 * (i - first) + 6].copy_from_slice(&v1[i]);
-        }
-        let mut slab = Slab {
-            model: &self.model,
-            element: &self.element,
-            ns,
-            hs: self.hs,
-            ht,
-            t0: self.t,
-            first,
-            x0: &self.r,
-            v0: &self.v,
-            top: (x1[0], v1[0]),
-            impulse,
-            loads: (0..=ns)
-                .map(|i| consistent_load(&self.model, ns, i))
-                .collect(),
-            groups: (0..n).map(|k| u8::from(k % 6 >= 3)).collect(),
-            q: [0.0; N_DOF],
-            re: [0.0; N_DOF],
-            ke: Box::new([[0.0; N_DOF]; N_DOF]),
-        };
-        let rep = solve_banded(&mut slab, &mut self.lu, &mut u, &self.newton);
-        let t = self.t;
-        let rep: NewtonReport = rep.map_err(|e| StringStepError::of_newton(SCHEME, t, ht, e))?;
-        self.iterations += rep.iterations;
-        self.at_floor += usize::from(rep.at_floor);
-        for i in first..=ns {
-            let k = 6 * (i - first);
-            x1[i] = [u[k], u[k + 1], u[k + 2]];
-            v1[i] = [u[k + 3], u[k + 4], u[k + 5]];
-        }
-        self.r = x1;
-        self.v = v1;
-        self.t = t1;
-        Ok(())
-    }
-}
-
-/// The equations of one slab (module docs): per free node the `R1` rows (scaled by `ρA/ht`,
-/// group 0, paired with `x¹`) and the `R2` rows (group 1, N·s, paired with `v¹`).
-struct Slab<'s> {
-    model: &'s StringModel,
-    element: &'s BilinearElement<StringPointLaw, 3>,
-    ns: usize,
-    hs: f64,
-    ht: f64,
-    /// Start of the slab (s), for messages.
-    t0: f64,
-    first: usize,
-    x0: &'s [[f64; 3]],
-    v0: &'s [[f64; 3]],
-    /// Node 0 at the new level when it is prescribed.
-    top: ([f64; 3], [f64; 3]),
-    impulse: [f64; 3],
-    loads: Vec<[f64; 3]>,
-    groups: Vec<u8>,
-    q: [f64; N_DOF],
-    re: [f64; N_DOF],
-    ke: Box<[[f64; N_DOF]; N_DOF]>,
-}
-
-impl Slab<'_> {
-    /// `(x¹_i, v¹_i)` of the iterate `u`.
-    fn new_level(&self, u: &[f64], i: usize) -> ([f64; 3], [f64; 3]) {
-        if i < self.first {
-            return self.top;
-        }
-        let k = 6 * (i - self.first);
-        ([u[k], u[k + 1], u[k + 2]], [u[k + 3], u[k + 4], u[k + 5]])
-    }
-}
-
-impl BandedSystem for Slab<'_> {
-    type Error = StringStepError;
-
-    fn n_groups(&self) -> usize {
-        2
-    }
-
-    fn row_groups(&self) -> &[u8] {
-        &self.groups
-    }
-
-    fn position_group(&self) -> u8 {
-        0
-    }
-
-    /// The slab rows and the magnitudes of their terms: for `R1`,
-    /// `ρA/ht Σ_k M_s,ik (|x¹_k − x⁰_k| + ht (|v⁰_k| + |v¹_k|)/2)`; for `R2`, per element the
-    /// inertia `ρA Σ_k M_s,ik (v¹_k − v⁰_k)` and the stress (the element's row minus its
-    /// inertia) separately, the load `ht f_i`, the payload's `m (v¹ − v⁰)` and the impulse.
-    fn assemble(
-        &mut self,
-        u: &[f64],
-        res: &mut [f64],
-        mag: &mut [f64],
-        mut jac: Option<&mut BandedJacobian<'_>>,
-    ) -> Result<(), StringStepError> {
-        let (ns, ht, hs, first) = (self.ns, self.ht, self.hs, self.first);
-        let rho_a = self.model.rho_a;
-        let r1_scale = rho_a / ht;
+        let tol = self.tolerance();
         let mass = self.model.payload_mass;
-        for es in 0..ns {
-            // local dof 6a + c, a = i_s + 2 i_t: the old level (i_t = 0) and the new one
-            let mut lev = [([0.0; 3], [0.0; 3]); 2];
-            for (is, l) in lev.iter_mut().enumerate() {
-                *l = self.new_level(u, es + is);
-            }
-            for a in 0..4 {
-                let (i, new) = (es + a % 2, a >= 2);
-                let (x, v) = if new {
-                    lev[a % 2]
-                } else {
-                    (self.x0[i], self.v0[i])
-                };
-                self.q[6 * a..6 * a + 3].copy_from_slice(&x);
-                self.q[6 * a + 3..6 * a + 6].copy_from_slice(&v);
-            }
-            let want = jac.is_some();
-            self.element
-                .residual_into(
-                    &self.q,
-                    &mut self.re,
-                    want.then_some(self.ke.as_flattened_mut()),
-                )
-                .map_err(|e| StringStepError::singular(SCHEME, self.t0, e))?;
-            // slab row of node es + i_s = element rows (i_s, 0) + (i_s, 1): test w = S_i
-            for is in 0..2 {
-                let node = es + is;
-                if node < first {
-                    continue;
+        let r1_scale = self.model.rho_a / ht;
+        let loads: Vec<[f64; 3]> = (0..=ns)
+            .map(|i| consistent_load(&self.model, ns, i))
+            .collect();
+        let n = 6 * (ns + 1 - first);
+        let mut res = vec![0.0; n];
+        let (mut q, mut re) = ([0.0; N_DOF], [0.0; N_DOF]);
+        let mut ke = Box::new([[0.0; N_DOF]; N_DOF]);
+        let mut last = f64::INFINITY;
+        for it in 0..MAX_ITERATIONS {
+            res.fill(0.0);
+            self.lu.clear();
+            for es in 0..ns {
+                // local dof 6a + c, a = i_s + 2 i_t: the old level (i_t = 0) and the new one
+                for a in 0..4 {
+                    let (i, new) = (es + a % 2, a >= 2);
+                    let (x, v) = if new { (x1[i], v1[i]) } else { (x0[i], v0[i]) };
+                    q[6 * a..6 * a + 3].copy_from_slice(&x);
+                    q[6 * a + 3..6 * a + 6].copy_from_slice(&v);
                 }
-                for c in 0..6 {
-                    let scale = if c < 3 { r1_scale } else { 1.0 };
-                    let (ra, rb) = (6 * is + c, 6 * (is + 2) + c);
-                    let row = 6 * (node - first) + c;
-                    let value = scale * (self.re[ra] + self.re[rb]);
-                    res[row] += value;
-                    // magnitudes with the consistent mass h/6 [2 1; 1 2]
-                    let (mut kin, mut inertia) = (0.0, 0.0);
-                    for js in 0..2 {
-                        let w = hs / 6.0 * if js == is { 2.0 } else { 1.0 };
-                        let (x1, v1) = lev[js];
-                        let (x0, v0) = (self.x0[es + js], self.v0[es + js]);
-                        let cc = c % 3;
-                        kin += w
-                            * ((x1[cc] - x0[cc]).abs() + 0.5 * ht * (v0[cc].abs() + v1[cc].abs()));
-                        inertia += w * rho_a * (v1[cc] - v0[cc]);
-                    }
-                    mag[row] += if c < 3 {
-                        scale * kin
-                    } else {
-                        inertia.abs() + (value - inertia).abs()
-                    };
-                    let Some(jac) = jac.as_deref_mut() else {
+                self.element
+                    .residual_into(&q, &mut re, Some(ke.as_flattened_mut()))
+                    .map_err(|e| StringStepError::singular(SCHEME, self.t, e))?;
+                // slab row of node es + i_s = element rows (i_s, 0) + (i_s, 1): test w = S_i
+                for is in 0..2 {
+                    let node = es + is;
+                    if node < first {
                         continue;
-                    };
-                    // unknowns: the new level, local nodes 2 + j_s
-                    for js in 0..2 {
-                        let other = es + js;
-                        if other < first {
-                            continue;
-                        }
-                        for d in 0..6 {
-                            let col = 6 * (2 + js) + d;
-                            jac.add(
-                                row,
-                                6 * (other - first) + d,
-                                scale * (self.ke[ra][col] + self.ke[rb][col]),
-                            );
+                    }
+                    for c in 0..6 {
+                        let scale = if c < 3 { r1_scale } else { 1.0 };
+                        let (ra, rb) = (6 * is + c, 6 * (is + 2) + c);
+                        let row = 6 * (node - first) + c;
+                        res[row] += scale * (re[ra] + re[rb]);
+                        // unknowns: the new level, local nodes 2 + j_s
+                        for js in 0..2 {
+                            let other = es + js;
+                            if other < first {
+                                continue;
+                            }
+                            for d in 0..6 {
+                                let col = 6 * (2 + js) + d;
+                                self.lu.add(
+                                    row,
+                                    6 * (other - first) + d,
+                                    scale * (ke[ra][col] + ke[rb][col]),
+                                );
+                            }
                         }
                     }
                 }
             }
-        }
-        // loads, payload inertia, support force (R2 rows)
-        for (i, f) in self.loads.iter().enumerate().skip(first) {
-            let row = 6 * (i - first) + 3;
-            for c in 0..3 {
-                res[row + c] -= ht * f[c];
-                mag[row + c] += (ht * f[c]).abs();
-                if i == ns {
-                    let p = mass * (u[row + c] - self.v0[ns][c]);
-                    res[row + c] += p;
-                    mag[row + c] += p.abs();
-                    if let Some(jac) = jac.as_deref_mut() {
-                        jac.add(row + c, row + c, mass);
+            // loads, payload inertia, support force (R2 rows)
+            for (i, f) in loads.iter().enumerate().skip(first) {
+                let row = 6 * (i - first) + 3;
+                for c in 0..3 {
+                    res[row + c] -= ht * f[c];
+                    if i == ns {
+                        res[row + c] += mass * (v1[ns][c] - v0[ns][c]);
+                        self.lu.add(row + c, row + c, mass);
+                    }
+                    if i == 0 {
+                        res[row + c] -= impulse[c];
                     }
                 }
-                if i == 0 {
-                    res[row + c] -= self.impulse[c];
-                    mag[row + c] += self.impulse[c].abs();
+            }
+            let norm = res.iter().fold(0.0f64, |m, x| m.max(x.abs()));
+            if !norm.is_finite() {
+                break;
+            }
+            if norm < tol || (it > 2 && norm >= 0.5 * last && norm < 1e3 * tol) {
+                self.r = x1;
+                self.v = v1;
+                self.t = t1;
+                return Ok(());
+            }
+            last = norm;
+            self.lu
+                .factorize()
+                .map_err(|e| StringStepError::singular(SCHEME, self.t, e))?;
+            self.lu.solve_in_place(&mut res);
+            self.iterations += 1;
+            for i in first..=ns {
+                for c in 0..3 {
+                    x1[i][c] -= res[6 * (i - first) + c];
+                    v1[i][c] -= res[6 * (i - first) + 3 + c];
                 }
             }
         }
-        Ok(())
+        Err(StringStepError::Newton {
+            scheme: SCHEME,
+            t: self.t,
+            residual: last,
+            iterations: MAX_ITERATIONS,
+        })
     }
 }
 
