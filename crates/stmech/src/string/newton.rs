@@ -9,13 +9,13 @@
 //! `g` ([`crate::solve::newton::assembled::group_floor`]); here `Σ_j |J_ij|` sums the absolute
 //! values of the entries as they are added (element by element), an upper bound.
 
+use crate::error::SolveError;
 use crate::solve::banded::BandedLu;
 use crate::solve::newton::assembled::ROUND_OFF_CORRECTION;
 use crate::solve::newton::{
     DriverBuffers, Measures, NewtonError, NewtonParams, NewtonProblem, NewtonReport,
     Refactorization, drive,
 };
-use crate::error::SolveError;
 use std::time::Instant;
 
 /// The Jacobian of a banded system being assembled, with its floor basis.
@@ -97,7 +97,8 @@ impl<S: BandedSystem> NewtonProblem for Banded<'_, S> {
                 xg: &self.xg,
                 groups: &self.groups,
             };
-            self.sys.assemble(x, &mut self.r, &mut self.m, Some(&mut jac))
+            self.sys
+                .assemble(x, &mut self.r, &mut self.m, Some(&mut jac))
         } else {
             self.sys.assemble(x, &mut self.r, &mut self.m, None)
         };
