@@ -19,7 +19,9 @@ fn newton_message(
 ) -> String {
     let what = stage.what();
     let place = match stage {
-        Stage::InverseDomain | Stage::SpatialInverseDomain => format!("the {what}"),
+        Stage::InverseDomain | Stage::SpatialInverseDomain | Stage::StringStatics => {
+            format!("the {what}")
+        }
         Stage::LoadStep | Stage::BeamLoadStep => {
             format!("{what} {block} (load factor {t_start:.4} to {t_end:.4})")
         }

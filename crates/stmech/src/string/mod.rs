@@ -25,6 +25,7 @@
 
 pub mod dynamics;
 pub mod heavy_chain;
+mod newton;
 pub mod point_law;
 pub mod space_time;
 pub mod statics;

@@ -12,46 +12,73 @@
 //!   `φ = A J₀(2ω√(σ/g)) + B Y₀(2ω√(σ/g))`; without payload `ω_k = j₀,k/2 · √(g/L)` (the
 //!   hanging chain, `j₀,k` the zeros of `J₀`), with a heavy payload `ω₁ → √(g/L)` (pendulum).
 
-use super::{Compression, StringModel};
+use super::newton::{BandedJacobian, BandedSystem, solve_banded};
+use super::{Compression, StringModel, StringPointLaw};
 use crate::error::SolveError;
 use crate::solve::banded::BandedLu;
+use crate::solve::newton::{NewtonContext, NewtonParams, Stage};
 
-/// Newton on the hanging string: nodal positions at equilibrium with the top at `top`.
-/// Returns the nodes and the Newton iterations.
-pub fn solve_static(
-    model: &StringModel,
-    elements_s: usize,
+/// The static equilibrium of the free nodes `1 … n` (3 rows each, one group: forces, N).
+struct Hanging<'a> {
+    model: &'a StringModel,
+    law: StringPointLaw,
+    ns: usize,
+    hs: f64,
     top: [f64; 3],
-) -> Result<(Vec<[f64; 3]>, usize), SolveError> {
-    let ns = elements_s;
-    let hs = model.length / ns as f64;
-    let law = model.point_law(Compression::Slack);
-    let down = model.up().map(|c| -c);
-    // unstretched start: ν = 1 everywhere (no tension, no transverse stiffness), so add a
-    // small stretch to make the first Jacobian regular
-    let mut r: Vec<[f64; 3]> = (0..=ns)
-        .map(|i| [0, 1, 2].map(|c| top[c] + 1.001 * i as f64 * hs * down[c]))
-        .collect();
-    let mut lu = BandedLu::new(3 * ns, 5, 5);
-    let mut res = vec![0.0; 3 * ns];
-    let weight = model.g() * (model.payload_mass + model.rho_a * model.length);
-    let scale = model.length + top.iter().fold(0.0f64, |m, x| m.max(x.abs()));
-    for it in 0..50 {
-        res.fill(0.0);
-        lu.clear();
+    groups: Vec<u8>,
+}
+
+impl Hanging<'_> {
+    fn node(&self, x: &[f64], i: usize) -> [f64; 3] {
+        if i == 0 {
+            self.top
+        } else {
+            [0, 1, 2].map(|c| x[3 * (i - 1) + c])
+        }
+    }
+}
+
+impl BandedSystem for Hanging<'_> {
+    type Error = SolveError;
+
+    fn n_groups(&self) -> usize {
+        1
+    }
+
+    fn row_groups(&self) -> &[u8] {
+        &self.groups
+    }
+
+    fn position_group(&self) -> u8 {
+        0
+    }
+
+    /// `r_i = Σ_e ±n_e − f_i` (internal minus external force), `m_i = Σ |terms|`.
+    fn assemble(
+        &mut self,
+        x: &[f64],
+        res: &mut [f64],
+        mag: &mut [f64],
+        mut jac: Option<&mut BandedJacobian<'_>>,
+    ) -> Result<(), SolveError> {
+        let (ns, hs, model) = (self.ns, self.hs, self.model);
         for i in 1..=ns {
             let share = if i == ns { 0.5 } else { 1.0 };
             for c in 0..3 {
-                res[3 * (i - 1) + c] -= model.rho_a * hs * share * model.gravity[c];
+                let mut f = model.rho_a * hs * share * model.gravity[c];
                 if i == ns {
-                    res[3 * (i - 1) + c] -= model.payload_mass * model.gravity[c];
+                    f += model.payload_mass * model.gravity[c];
                 }
+                res[3 * (i - 1) + c] -= f;
+                mag[3 * (i - 1) + c] += f.abs();
             }
         }
         for el in 0..ns {
-            let d = [0, 1, 2].map(|c| (r[el + 1][c] - r[el][c]) / hs);
-            let (f, k) = law
-                .force(d, true)
+            let (a, b) = (self.node(x, el), self.node(x, el + 1));
+            let d = [0, 1, 2].map(|c| (b[c] - a[c]) / hs);
+            let (f, k) = self
+                .law
+                .force(d, jac.is_some())
                 .map_err(|e| SolveError::Factorization(e.to_string()))?;
             for (node, sign) in [(el, -1.0), (el + 1, 1.0)] {
                 if node == 0 {
@@ -59,44 +86,66 @@ pub fn solve_static(
                 }
                 for c in 0..3 {
                     res[3 * (node - 1) + c] += sign * f[c];
+                    mag[3 * (node - 1) + c] += f[c].abs();
                 }
+                let Some(jac) = jac.as_deref_mut() else {
+                    continue;
+                };
                 for (other, so) in [(el, -1.0), (el + 1, 1.0)] {
                     if other == 0 {
                         continue;
                     }
                     for c in 0..3 {
-                        for d in 0..3 {
-                            lu.add(
+                        for dd in 0..3 {
+                            jac.add(
                                 3 * (node - 1) + c,
-                                3 * (other - 1) + d,
-                                sign * so * k[c][d] / hs,
+                                3 * (other - 1) + dd,
+                                sign * so * k[c][dd] / hs,
                             );
                         }
                     }
                 }
             }
         }
-        let norm = res.iter().fold(0.0f64, |m, x| m.max(x.abs()));
-        if norm < 1e-12 * weight {
-            return Ok((r, it));
-        }
-        lu.factorize()?;
-        lu.solve_in_place(&mut res);
-        let step = res.iter().fold(0.0f64, |m, x| m.max(x.abs()));
-        for i in 1..=ns {
-            for c in 0..3 {
-                r[i][c] -= res[3 * (i - 1) + c];
-            }
-        }
-        // the residual's round-off floor is ~EA ε |r|/h: stop once the update is at the
-        // round-off of the positions
-        if step <= 1e-14 * scale {
-            return Ok((r, it + 1));
-        }
+        Ok(())
     }
-    Err(SolveError::Factorization(
-        "static Newton of the hanging string did not converge in 50 iterations".into(),
-    ))
+}
+
+/// Newton on the hanging string: nodal positions at equilibrium with the top at `top`, by the
+/// one driver ([`crate::solve::newton::drive`], default [`NewtonParams`]: relative tolerance
+/// `1e-10` of the forces at the nodes, the weights and the tensions). Returns the nodes and
+/// the Newton iterations.
+pub fn solve_static(
+    model: &StringModel,
+    elements_s: usize,
+    top: [f64; 3],
+) -> Result<(Vec<[f64; 3]>, usize), SolveError> {
+    let ns = elements_s;
+    let hs = model.length / ns as f64;
+    let down = model.up().map(|c| -c);
+    // unstretched start: ν = 1 everywhere (no tension, no transverse stiffness), so add a
+    // small stretch to make the first Jacobian regular
+    let mut x: Vec<f64> = (1..=ns)
+        .flat_map(|i| [0, 1, 2].map(|c| top[c] + 1.001 * i as f64 * hs * down[c]))
+        .collect();
+    let mut lu = BandedLu::new(3 * ns, 5, 5);
+    let mut sys = Hanging {
+        model,
+        law: model.point_law(Compression::Slack),
+        ns,
+        hs,
+        top,
+        groups: vec![0; 3 * ns],
+    };
+    let cx = NewtonContext {
+        stage: Stage::StringStatics,
+        ..Default::default()
+    };
+    let rep = solve_banded(&mut sys, &mut lu, &mut x, &NewtonParams::default())
+        .map_err(|e| e.into_solve_error(cx, |_, e| e))?;
+    let mut r = vec![top];
+    r.extend(x.chunks(3).map(|p| [p[0], p[1], p[2]]));
+    Ok((r, rep.iterations))
 }
 
 /// The lowest `count` transverse angular frequencies (rad/s) of the discrete string about its

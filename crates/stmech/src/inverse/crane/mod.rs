@@ -330,7 +330,11 @@ fn min_stretch(solution: &SpaceTimeSolution<StringModel>) -> (f64, usize, f64, f
             let (a, b) = (solution.x_at(e, j), solution.x_at(e + 1, j));
             let d = [0, 1, 2].map(|c| (b[c] - a[c]) / hs);
             let strain = stretch_minus_one(d);
-            if !(strain >= min.3) {
+            // (a NaN strain is taken: it fails the check below)
+            if !matches!(
+                strain.partial_cmp(&min.3),
+                Some(std::cmp::Ordering::Greater | std::cmp::Ordering::Equal)
+            ) {
                 min = (dot(d, d).sqrt(), e, solution.t[j], strain);
             }
         }
@@ -347,7 +351,7 @@ fn finish(
     march: Option<MarchReport>,
 ) -> Result<CraneSolution, CraneError> {
     let min = min_stretch(&solution);
-    if !(min.3 > 0.0) {
+    if min.3.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater) {
         return Err(CraneError::SlackSolution {
             nu: min.0,
             element: min.1,

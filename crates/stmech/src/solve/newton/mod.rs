@@ -210,6 +210,8 @@ pub enum Stage {
     SpatialInverseDomain,
     /// A step of a closed-loop replay (a check of a result, not the result).
     Replay,
+    /// The static equilibrium of a hanging string ([`crate::string::statics`]).
+    StringStatics,
 }
 
 impl Stage {
@@ -242,6 +244,10 @@ impl Stage {
             Self::Replay => {
                 "the replay is a check of the result; switch it off with verify.closed_loop = false"
             }
+            Self::StringStatics => {
+                "check the rope data (a hanging rope with positive length, mass and stiffness \
+                 has one equilibrium)"
+            }
         }
     }
 
@@ -253,6 +259,7 @@ impl Stage {
             Self::LoadStep | Self::BeamLoadStep => "load step",
             Self::InverseDomain | Self::SpatialInverseDomain => "space-time solve",
             Self::Replay => "replay step",
+            Self::StringStatics => "static solve of the hanging rope",
         }
     }
 }
