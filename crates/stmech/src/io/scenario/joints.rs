@@ -332,7 +332,7 @@ pub(super) fn validate_joints(
         let (mut phi_t, mut phi_tt) = (vec![0.0; ne], vec![0.0; ne]);
         c.eval(&q, &vec![0.0; ne], &mut phi, &mut g, None);
         c.add_time_terms(t_start, &mut phi, &mut phi_t, &mut phi_tt);
-        let scales = joint_scales(&g, &q, &idx, model_length);
+        let scales = joint_scales(&g, &q, idx, model_length);
         // the equation furthest from holding, relative to the size of its terms
         let (worst, scale) = phi.iter().zip(&scales).map(|(p, s)| (p.abs(), *s)).fold(
             (0.0f64, 1.0f64),
