@@ -14,13 +14,10 @@
 //!   correction of the physical coordinates at their round-off level while the residual no
 //!   longer falls ([`NewtonProblem::correction_at_round_off`]; multipliers are left out).
 //!   A start is never accepted above the tolerance without a correction.
-//! * **Globalisation**: a step that makes an element unevaluable or the residual non-finite is
-//!   halved (down to `2⁻⁸`); and a watchdog (Chamberlain, Powell, Lemaréchal & Pedersen 1982):
-//!   full Newton steps as long as one of the last four iterates lowered the residual below the
-//!   best so far (measured with the best iterate's scales), otherwise back to the best iterate
-//!   and a monotone (Armijo) line search on every step from there. Where plain Newton
-//!   converges, even through a residual that first rises (large rotations), its iterates are
-//!   unchanged; where it diverges (a stiff rope with a light load) the line search takes over.
+//! * **Globalisation**: a step that makes an element unevaluable, or that does not lower the
+//!   residual (relative to the current scales, Armijo's condition `e(x − αΔx) ≤ (1 − 10⁻⁴α) e(x)`)
+//!   while the residual is above its floor, is halved, up to [`MAX_HALVINGS`] times; if no step
+//!   lowers it, the best one is taken.
 //! * **Chord steps** ([`Refactorization::Chord`]): the factorisation is kept across iterations
 //!   and calls while every iteration contracts the residual enough; the stop is the same.
 //! * **Failures that say what to change** ([`NewtonFailure`]): a residual that stalls near
@@ -435,11 +432,9 @@ pub struct DriverBuffers {
     dx: Vec<f64>,
     from: Vec<f64>,
     dxbar: Vec<f64>,
+    xscale: Vec<f64>,
     meas: Measures,
     at_from: Measures,
-    best: Vec<f64>,
-    best_dx: Vec<f64>,
-    at_best: Measures,
 }
 
 /// How the last correction ended, for the round-off safety net.
@@ -537,12 +532,36 @@ fn take_step<P: NewtonProblem + ?Sized>(
     }
 }
 
-/// Full Newton steps without a new lowest residual before the watchdog returns to the best
-/// iterate and switches to a monotone line search.
-const WATCHDOG: usize = 4;
-
 /// Smallest step length of the globalisation, `2⁻⁸`.
 const MIN_STEP: f64 = 1.0 / 256.0;
+
+/// Per group of unknowns the largest `|x_j|` or `|dx_j|` (the scale of the norm of
+/// corrections; fixed during a line search).
+fn unknown_scales(groups: &[u8], x: &[f64], dx: &[f64], out: &mut Vec<f64>) {
+    out.clear();
+    let n = groups.iter().copied().max().map_or(0, |g| g as usize + 1);
+    out.resize(n.max(1), 0.0);
+    if groups.is_empty() {
+        out[0] = x.iter().chain(dx).fold(0.0f64, |m, v| m.max(v.abs()));
+        return;
+    }
+    for ((&g, &a), &d) in groups.iter().zip(x).zip(dx) {
+        let s = &mut out[g as usize];
+        *s = s.max(a.abs()).max(d.abs());
+    }
+}
+
+/// `max_j |dx_j| / X_g(j)` (unknowns of a group without any size count 0).
+fn scaled_norm(groups: &[u8], dx: &[f64], scales: &[f64]) -> f64 {
+    let mut m = 0.0f64;
+    for (j, &d) in dx.iter().enumerate() {
+        let s = scales[groups.get(j).map_or(0, |&g| g as usize)];
+        if s > 0.0 {
+            m = m.max(d.abs() / s);
+        }
+    }
+    m
+}
 
 fn eval_at<P: NewtonProblem + ?Sized>(
     prob: &mut P,
@@ -574,12 +593,8 @@ fn newton_raphson<P: NewtonProblem + ?Sized>(
     let mut last = Step {
         at_round_off: false,
     };
-    // the watchdog: the best iterate so far (lowest residual, measured with its own scales),
-    // the correction there, and the full steps since
-    let mut since_best = 0usize;
-    let mut have_best = false;
-    // after the watchdog fired: every step a monotone line search
-    let mut monotone = false;
+    // the length of the last step, if it is to be judged (it started above the floor)
+    let mut judged: Option<f64> = None;
     buf.dxbar.resize(x.len(), 0.0);
     loop {
         if accept(&mut rep, &buf.meas, tol, &last) {
@@ -596,67 +611,41 @@ fn newton_raphson<P: NewtonProblem + ?Sized>(
         prob.correction(&mut buf.dxbar, &mut rep)
             .map_err(NewtonError::Linear)?;
         rep.iterations += 1;
-        // Watchdog (Chamberlain, Powell, Lemaréchal & Pedersen 1982): full Newton steps as long
-        // as one of the last `WATCHDOG` iterates lowered the residual below the best so far
-        // (with the best iterate's scales); the residual of a good full step may rise at first
-        // with large rotations, and plain Newton converges from there. Otherwise back to the
-        // best iterate, and from there on a monotone line search on every step.
-        let mut first = 1.0;
-        if !monotone {
-            let improved = !have_best
-                || buf.meas.merit(&buf.at_best) < (1.0 - 1e-4) * buf.at_best.relative_excess();
-            if improved {
-                buf.best.clear();
-                buf.best.extend_from_slice(x);
-                buf.best_dx.clone_from(&buf.dxbar);
-                buf.at_best.clone_from(&buf.meas);
-                have_best = true;
-                since_best = 0;
-            } else {
-                since_best += 1;
-            }
-            if since_best >= WATCHDOG {
-                monotone = true;
-                // the full step from the best iterate led nowhere: start the search at half
-                x.copy_from_slice(&buf.best);
-                buf.dxbar.clone_from(&buf.best_dx);
-                buf.meas.clone_from(&buf.at_best);
-                first = 0.5;
+        // A step that shows no progress is halved: neither did the residual fall, nor is the
+        // correction at the new point shorter than the step that led there (Deuflhard's
+        // restricted monotonicity, in a norm that measures every unknown against the largest
+        // of its kind). Either alone would stop Newton where it converges: the residual rises
+        // at first with large rotations, the correction of a slow unknown may lag.
+        if let Some(alpha) = judged {
+            let groups = prob.unknown_groups();
+            let ratio = scaled_norm(groups, &buf.dxbar, &buf.xscale)
+                / scaled_norm(groups, &buf.dx, &buf.xscale);
+            // (with the scales of the step's start: relative residuals with the scales of a
+            // diverging iterate would hide its growth)
+            let fell = buf.meas.merit(&buf.at_from) < buf.at_from.relative_excess();
+            // a NaN ratio counts as no contraction
+            let contracted = ratio <= 1.0 - 0.25 * alpha;
+            if !fell && !contracted && alpha > MIN_STEP {
+                rep.residuals.pop();
                 rep.halvings += 1;
+                jac = true;
+                let a = take_step(prob, x, 0.5 * alpha, jac, &mut rep, buf)?;
+                judged = Some(a);
+                last.at_round_off = false;
+                continue;
             }
         }
         std::mem::swap(&mut buf.dx, &mut buf.dxbar);
         buf.from.copy_from_slice(x);
         buf.at_from.clone_from(&buf.meas);
-        if monotone {
-            line_search(prob, x, first, &mut rep, buf)?;
-            jac = true;
-        } else {
-            jac = prob.jacobian_with_residual(predicted(&rep, tol));
-            take_step(prob, x, 1.0, jac, &mut rep, buf)?;
+        let above_floor = rep.final_residual() > tol;
+        if above_floor {
+            unknown_scales(prob.unknown_groups(), &buf.from, &buf.dx, &mut buf.xscale);
         }
+        jac = prob.jacobian_with_residual(predicted(&rep, tol));
+        let a = take_step(prob, x, 1.0, jac, &mut rep, buf)?;
+        judged = above_floor.then_some(a);
         last.at_round_off = prob.correction_at_round_off(x, &buf.dx);
-    }
-}
-
-/// Backtracking from `buf.from` along `buf.dx`, starting at `alpha`, until Armijo's condition
-/// `e(x) ≤ (1 − 10⁻⁴ α) e(from)` holds with the scales of `from` (or the step is `2⁻⁸`: then
-/// that step is taken and the iteration limit decides).
-fn line_search<P: NewtonProblem + ?Sized>(
-    prob: &mut P,
-    x: &mut [f64],
-    mut alpha: f64,
-    rep: &mut NewtonReport,
-    buf: &mut DriverBuffers,
-) -> Result<(), NewtonError<P::Error>> {
-    let e0 = buf.at_from.relative_excess();
-    loop {
-        alpha = take_step(prob, x, alpha, true, rep, buf)?;
-        if buf.meas.merit(&buf.at_from) <= (1.0 - 1e-4 * alpha) * e0 || alpha <= MIN_STEP {
-            return Ok(());
-        }
-        alpha *= 0.5;
-        rep.halvings += 1;
     }
 }
 
