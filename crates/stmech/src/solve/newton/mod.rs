@@ -14,10 +14,14 @@
 //!   correction of the physical coordinates at their round-off level while the residual no
 //!   longer falls ([`NewtonProblem::correction_at_round_off`]; multipliers are left out).
 //!   A start is never accepted above the tolerance without a correction.
-//! * **Globalisation**: a step that makes an element unevaluable, or that does not lower the
-//!   residual (relative to the current scales, Armijo's condition `e(x − αΔx) ≤ (1 − 10⁻⁴α) e(x)`)
-//!   while the residual is above its floor, is halved, up to [`MAX_HALVINGS`] times; if no step
-//!   lowers it, the best one is taken.
+//! * **Globalisation**: a step that makes an element unevaluable or the residual non-finite is
+//!   halved (down to `2⁻⁸`). Beyond that a watchdog (Chamberlain, Powell, Lemaréchal &
+//!   Pedersen 1982): plain Newton while it improves on its best iterate at least every
+//!   [`WATCHDOG`] iterations (its residual may rise for a while under large rotations and
+//!   converge from there); otherwise back to the best iterate, and from there a step that
+//!   shows no progress is halved: neither did the residual fall (with the scales of the step's
+//!   start), nor is the correction at the new point shorter than the step (Deuflhard's
+//!   restricted monotonicity).
 //! * **Chord steps** ([`Refactorization::Chord`]): the factorisation is kept across iterations
 //!   and calls while every iteration contracts the residual enough; the stop is the same.
 //! * **Failures that say what to change** ([`NewtonFailure`]): a residual that stalls near
@@ -429,6 +433,7 @@ pub trait NewtonProblem {
 /// Reusable vectors of [`drive`].
 #[derive(Clone, Debug, Default)]
 pub struct DriverBuffers {
+    best: Vec<f64>,
     dx: Vec<f64>,
     from: Vec<f64>,
     dxbar: Vec<f64>,
@@ -532,6 +537,11 @@ fn take_step<P: NewtonProblem + ?Sized>(
     }
 }
 
+/// Plain Newton iterations without a new best residual before the watchdog returns to the
+/// best iterate and judges every step from there (large rotations may raise the residual for
+/// several iterations before plain Newton converges: the 45° bend's first load step, 5).
+const WATCHDOG: usize = 6;
+
 /// Smallest step length of the globalisation, `2⁻⁸`.
 const MIN_STEP: f64 = 1.0 / 256.0;
 
@@ -595,6 +605,13 @@ fn newton_raphson<P: NewtonProblem + ?Sized>(
     };
     // the length of the last step, if it is to be judged (it started above the floor)
     let mut judged: Option<f64> = None;
+    // the watchdog: plain Newton while it improves on its best iterate (relative residual with
+    // each iterate's own scales) at least every `WATCHDOG` iterations; then back to the best
+    // iterate, and every step from there is judged (`guarded`)
+    let mut guarded = false;
+    let mut best = f64::INFINITY;
+    let mut best_any = f64::INFINITY;
+    let mut since_best = 0usize;
     buf.dxbar.resize(x.len(), 0.0);
     loop {
         if accept(&mut rep, &buf.meas, tol, &last) {
@@ -602,6 +619,35 @@ fn newton_raphson<P: NewtonProblem + ?Sized>(
         }
         if rep.iterations >= params.max_iterations {
             return Err(NewtonError::Diverged(NewtonFailure::new(&rep, tol)));
+        }
+        if !guarded {
+            let e = rep.final_residual();
+            if e < best_any {
+                // where to return to (often the start: its residual is the load's increment)
+                best_any = e;
+                buf.best.clear();
+                buf.best.extend_from_slice(x);
+            }
+            // progress is counted from the first correction on: the iterates of a large
+            // rotation may stay above the start's residual for a while and converge
+            if rep.iterations == 0 || e < (1.0 - 1e-4) * best {
+                if rep.iterations > 0 {
+                    best = e;
+                }
+                since_best = 0;
+            } else {
+                since_best += 1;
+                if since_best >= WATCHDOG {
+                    guarded = true;
+                    x.copy_from_slice(&buf.best);
+                    rep.halvings += 1;
+                    eval_at(prob, x, true, &mut buf.meas, &mut rep)?;
+                    jac = true;
+                    judged = None;
+                    last.at_round_off = false;
+                    continue;
+                }
+            }
         }
         if !jac {
             // convergence was predicted and did not happen: linearise here
@@ -644,7 +690,7 @@ fn newton_raphson<P: NewtonProblem + ?Sized>(
         }
         jac = prob.jacobian_with_residual(predicted(&rep, tol));
         let a = take_step(prob, x, 1.0, jac, &mut rep, buf)?;
-        judged = above_floor.then_some(a);
+        judged = (guarded && above_floor).then_some(a);
         last.at_round_off = prob.correction_at_round_off(x, &buf.dx);
     }
 }
