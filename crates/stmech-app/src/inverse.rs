@@ -178,10 +178,11 @@ pub const NOT_VERIFIED: &str = "not-verified";
 pub enum Verification {
     /// Measured: the report and the tolerance it was checked against.
     Measured(ClosedLoopReport, TrackingTolerance),
-    /// The actuation is not finite: unusable.
+    /// The actuation is not finite, or the replay broke down with the tip beyond the
+    /// tolerance or in a state that cannot be evaluated: the goal is not reached.
     Failed(String, TrackingTolerance),
-    /// The replay itself failed (its forward solve did not converge): the actuation is not
-    /// verified, neither confirmed nor refuted ([`NOT_VERIFIED`], exit 6).
+    /// The replay's Newton did not converge while the tip was within the tolerance: the
+    /// actuation is neither confirmed nor refuted ([`NOT_VERIFIED`], exit 6).
     Unverified(String, TrackingTolerance),
     /// Not measured (switched off or not available); the actuation is finite.
     Skipped(String),
@@ -214,8 +215,27 @@ pub fn verify(s: &InverseScenario, samples: &[(f64, [f64; 3])]) -> Verification 
         Err(stmech::inverse::closed_loop::ClosedLoopError::TipMass) => Verification::Skipped(
             "not available with beam.tip (the forward beam model has no tip mass)".into(),
         ),
-        Err(e) => Verification::Unverified(e.to_string(), tol),
+        // the replay's Newton did not converge while the tip was still within the tolerance:
+        // the result is neither confirmed nor refuted (not verified); a tip already beyond
+        // the tolerance, or a forward beam driven into a state that cannot be evaluated (an
+        // inverted element, a non-finite value), means the goal is not reached
+        Err(e) if replay_diverged_within(&e, &tol) => Verification::Unverified(e.to_string(), tol),
+        Err(e) => Verification::Failed(e.to_string(), tol),
     }
+}
+
+/// Whether the replay's Newton did not converge while the tip was within `tol`.
+fn replay_diverged_within(
+    e: &stmech::inverse::closed_loop::ClosedLoopError,
+    tol: &TrackingTolerance,
+) -> bool {
+    matches!(
+        e,
+        stmech::inverse::closed_loop::ClosedLoopError::Forward { position, angle, source, .. }
+            if matches!(**source, stmech::error::SolveError::NewtonDiverged { .. })
+                && *position <= tol.position_m
+                && *angle <= tol.angle_rad
+    )
 }
 
 impl Verification {

@@ -132,7 +132,7 @@ fn rigid_zero_newton_tolerance() {
         &check(&text),
         Some(line_of(&text, "tolerance = 0.0")),
         "newton.tolerance",
-        &["must be positive", "default is 1e-10"],
+        &["between 1e-15 and 1e-2", "default is 1e-10"],
     );
 }
 
@@ -473,7 +473,7 @@ fn inverse_negative_newton_tolerance() {
         &check(&text),
         Some(line_of(&text, "tolerance = -1e-10")),
         "newton.tolerance",
-        &["> 0", "default is 1e-10"],
+        &["between 1e-15 and 1e-2", "default is 1e-10"],
     );
 }
 

@@ -43,9 +43,9 @@ fn default_start_from_coarse_characteristics_gives_the_same_actuation() {
     );
     assert_eq!(rest.newton.start, NewtonStart::Rest);
     assert_eq!(warm.newton.start, NewtonStart::Characteristics);
-    // (relative stop, `solve::newton`: 7 iterations; 5 with the former absolute 1e-10 on
+    // (relative stop, `solve::newton`: 6 iterations; 5 with the former absolute 1e-10 on
     // residual entries that were below 1 from the start)
-    assert_eq!(rest.newton.iterations, 7);
+    assert_eq!(rest.newton.iterations, 6);
     assert!(warm.newton.iterations <= 3, "{:?}", warm.newton.residuals);
     let peak = rest
         .actuation

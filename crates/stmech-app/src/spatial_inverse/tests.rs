@@ -63,7 +63,9 @@ fn every_closed_loop_outcome_reaches_the_summary_and_the_files() {
     let failed: ClosedLoop = Some(Err("the forward model diverged".into()));
     let (v, failure) = summary(&s, &run, &rows, 0.1, &failed);
     assert!(failure.unwrap().contains("diverged"));
-    assert_eq!(v["tip_tracking"]["status"], "failed");
+    assert_eq!(v["tip_tracking"]["status"], "replay failed");
+    // the replay's own failure neither confirms nor refutes the result
+    assert_eq!(v["status"], crate::inverse::NOT_VERIFIED);
     // the files: tip.csv gets the replay's columns, tip.png is drawn with it
     let tmp = tempfile::tempdir().unwrap();
     let target = tmp.path().join("res");
