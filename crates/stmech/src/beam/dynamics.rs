@@ -49,7 +49,7 @@ use super::cayley;
 use super::element::{BeamElement, MAX_DOFS};
 use super::integrator::{BeamIntegrator, CHORD_CONTRACTION, VelocityHistory};
 use super::model::BeamModel;
-use super::newton::{BeamNewton, BeamProblem, BeamResidual, group_max, group_of};
+use super::newton::{BeamNewton, BeamProblem, BeamResidual, column_scales, group_max};
 use crate::error::SolveError;
 use crate::solve::NewtonParams;
 use crate::solve::newton::{NewtonContext, NewtonReport, Refactorization, Stage};
@@ -375,7 +375,7 @@ impl BeamProblem for StepProblem<'_> {
             };
             self.x1[i] = self.x[i] + dx;
         }
-        res.clear(tangent);
+        let floor = res.clear(tangent);
         if tangent {
             asm.clear();
         }
@@ -395,9 +395,14 @@ impl BeamProblem for StepProblem<'_> {
                 }
             }
         }
-        let xmax = group_max(self.x1);
-        let (dmax, vmax) = (group_max(d), group_max(self.v));
-        let inc = [dmax[0] + dt * vmax[0], dmax[1] + dt * vmax[1]];
+        // the floor basis is only formed with a tangent (when asked for)
+        let (xmax, inc) = if floor {
+            let (dmax, vmax) = (group_max(d), group_max(self.v));
+            let inc = [dmax[0] + dt * vmax[0], dmax[1] + dt * vmax[1]];
+            (group_max(self.x1), inc)
+        } else {
+            ([0.0; 2], [0.0; 2])
+        };
         let (x, x1) = (self.x, &*self.x1);
         let kernel =
             |e: usize, f: &mut [f64; MAX_DOFS], k: Option<&mut [[f64; MAX_DOFS]; MAX_DOFS]>| {
@@ -461,22 +466,18 @@ impl BeamProblem for StepProblem<'_> {
             }
             if let Some(k) = k {
                 asm.add_element(e, o, nd, k);
-                for i in 0..nd {
-                    for j in 0..nd {
-                        let inertia = if i % 3 == j % 3 {
-                            c * mass[i / 3][j / 3][usize::from(i % 3 == 2)]
-                        } else {
-                            0.0
-                        };
-                        let mut kint = k[i][j] - inertia;
-                        if cayley_angle(j) {
-                            let theta = d[o + j];
-                            kint *= 1.0 + 0.25 * theta * theta;
-                        }
-                        res.add_floor(o, i, j, kint, &xmax);
-                        res.phi[o + i] += inertia.abs() * inc[group_of(j) as usize];
+                if !floor {
+                    return;
+                }
+                // the internal tangent of a Cayley column is scaled by 1/(1 + Θ²/4): undone
+                let mut col = column_scales(nd, &xmax);
+                for (j, cj) in col.iter_mut().enumerate().take(nd) {
+                    if cayley_angle(j) {
+                        let theta = d[o + j];
+                        *cj *= 1.0 + 0.25 * theta * theta;
                     }
                 }
+                res.add_element_floor(o, nd, k, 1.0, c, mass, &col, &inc);
             }
         };
         let result = self.pass.run(tangent, kernel, add);

@@ -19,6 +19,7 @@
 //! reachable in double precision. Prescribed unknowns have zero rows and no measure.
 
 use super::assembly::BeamAssembler;
+use super::element::MAX_DOFS;
 use crate::error::SolveError;
 use crate::solve::NewtonParams;
 use crate::solve::newton::assembled::ROUND_OFF_CORRECTION;
@@ -40,12 +41,26 @@ pub fn group_of(i: usize) -> u8 {
     if i % 3 == 2 { MOMENTS } else { FORCES }
 }
 
+/// No inertia (statics) for [`BeamResidual::add_element_floor`].
+pub const NO_MASS: [[[f64; 2]; 3]; 3] = [[[0.0; 2]; 3]; 3];
+
+/// The column weights `X_g(j)` of an element's unknowns (`nd` of them) for the floor basis.
+pub fn column_scales(nd: usize, xmax: &[f64; 2]) -> [f64; MAX_DOFS] {
+    let mut col = [0.0; MAX_DOFS];
+    for (j, c) in col.iter_mut().enumerate().take(nd) {
+        *c = xmax[group_of(j) as usize];
+    }
+    col
+}
+
 /// Largest `|x_i|` per group (positions, angles).
 pub fn group_max(x: &[f64]) -> [f64; 2] {
     let mut m = [0.0f64; 2];
-    for (i, &v) in x.iter().enumerate() {
-        let g = &mut m[group_of(i) as usize];
-        *g = g.max(v.abs());
+    for node in x.chunks(3) {
+        for (i, &v) in node.iter().enumerate() {
+            let g = &mut m[usize::from(i == 2)];
+            *g = g.max(v.abs());
+        }
     }
     m
 }
@@ -57,9 +72,11 @@ pub struct BeamResidual {
     pub r: Vec<f64>,
     /// Magnitude of the terms of every row.
     pub m: Vec<f64>,
-    /// Floor basis `φ_i` (only written with a tangent; kept otherwise).
+    /// Floor basis `φ_i` (written with a tangent when asked for; kept otherwise).
     pub phi: Vec<f64>,
     groups: Vec<u8>,
+    /// Whether the next evaluation with a tangent forms the floor basis.
+    want_floor: bool,
 }
 
 impl BeamResidual {
@@ -70,24 +87,61 @@ impl BeamResidual {
             m: vec![0.0; n],
             phi: vec![0.0; n],
             groups: (0..n).map(group_of).collect(),
+            want_floor: true,
         }
     }
 
-    /// Zeroes the residual and magnitudes (and the floor basis with a tangent).
-    pub fn clear(&mut self, tangent: bool) {
+    /// Zeroes the residual and magnitudes; returns whether this evaluation forms the floor
+    /// basis (with a tangent, when [`BeamNewton`] asks for it), which it then zeroes too.
+    pub fn clear(&mut self, tangent: bool) -> bool {
         self.r.fill(0.0);
         self.m.fill(0.0);
-        if tangent {
+        let floor = tangent && self.want_floor;
+        if floor {
             self.phi.fill(0.0);
         }
+        floor
     }
 
-    /// Adds the floor basis of an element matrix `k` (internal tangent with respect to the
-    /// absolute coordinates, rows and columns from `offset`) for the largest absolute
-    /// coordinates `x` of each group: `φ_i += Σ_j |k_ij| X_g(j)`.
-    #[inline]
-    pub fn add_floor(&mut self, offset: usize, i: usize, j: usize, k: f64, x: &[f64; 2]) {
-        self.phi[offset + i] += k.abs() * x[group_of(j) as usize];
+    /// Adds the floor basis of one element's iteration matrix `k` (rows and columns from
+    /// `offset`, `nd` unknowns, `k = s (K_int + I)` with the inertia `I_ij = c M_ab` between
+    /// unknowns `i = 3a + κ`, `j = 3b + κ` of the same kind `κ`):
+    ///
+    /// `φ_i += Σ_j |w (k_ij − I_ij)| X̂_j + Σ_j |I_ij| Δ_g(i)`,
+    ///
+    /// the internal part against the absolute coordinates (`col[j] = X_g(j)` times the factor
+    /// that undoes a Cayley scaling of column `j`, `w` the weight of the internal part in `k`)
+    /// and the inertia against the increments `inc = Δ_g` of each group. `c = 0`: no inertia.
+    #[allow(clippy::too_many_arguments)]
+    pub fn add_element_floor(
+        &mut self,
+        offset: usize,
+        nd: usize,
+        k: &[[f64; MAX_DOFS]; MAX_DOFS],
+        w: f64,
+        c: f64,
+        mass: &[[[f64; 2]; 3]; 3],
+        col: &[f64; MAX_DOFS],
+        inc: &[f64; 2],
+    ) {
+        let (nodes, w) = (nd / 3, w.abs());
+        for (i, row) in k.iter().enumerate().take(nd) {
+            let (a, kind) = (i / 3, i % 3);
+            let mi = usize::from(kind == 2);
+            let mut kint = *row;
+            let mut inertia = 0.0;
+            for b in 0..nodes {
+                let m = c * mass[a][b][mi];
+                kint[3 * b + kind] -= m;
+                inertia += m.abs();
+            }
+            let s: f64 = kint[..nd]
+                .iter()
+                .zip(&col[..nd])
+                .map(|(v, x)| v.abs() * x)
+                .sum();
+            self.phi[offset + i] += w * s + inertia * inc[mi];
+        }
     }
 
     /// Zeroes the rows of prescribed unknowns.
@@ -135,8 +189,19 @@ pub struct BeamNewton {
     factorized: bool,
     /// Linear solves (corrections) since [`reset_corrections`](Self::reset_corrections).
     corrections: usize,
+    /// A floor basis has been formed (by any solve).
+    has_floor: bool,
+    /// Relative residual of the last evaluation of this solve (∞ at its start).
+    last_relative: f64,
     buf: DriverBuffers,
 }
+
+/// Relative residual below which a tangent evaluation forms the floor basis again
+/// ([`BeamNewton`]): the floor only decides the stop near convergence, and a floor basis kept
+/// from an earlier evaluation (the round-off of a slowly changing state) serves above it. A
+/// chord iteration that stalls at the floor with a kept basis refactorises, and that tangent,
+/// near convergence, forms it afresh.
+const FLOOR_NEAR: f64 = 1e-3;
 
 impl BeamNewton {
     /// Buffers for `model` and the refactorisation policy of its solves.
@@ -154,6 +219,8 @@ impl BeamNewton {
             stale: false,
             factorized: false,
             corrections: 0,
+            has_floor: false,
+            last_relative: f64::INFINITY,
             buf: DriverBuffers::default(),
         })
     }
@@ -179,6 +246,7 @@ impl BeamNewton {
     ) -> Result<NewtonReport, SolveError> {
         self.factorized = false;
         self.tangent_at_last = false;
+        self.last_relative = f64::INFINITY;
         let mut buf = std::mem::take(&mut self.buf);
         let policy = self.policy;
         let res = drive(&mut Adapter { p, s: self }, x, params, policy, &mut buf);
@@ -225,13 +293,16 @@ impl<P: BeamProblem> NewtonProblem for Adapter<'_, P> {
             let tangent = jacobian || !s.factorized;
             s.tangent_at_last = false;
             s.last_x.copy_from_slice(x);
+            s.res.want_floor = !s.has_floor || s.last_relative <= FLOOR_NEAR;
             let r = self.p.assemble(x, tangent, &mut s.res, &mut s.asm);
             rep.assembly_seconds += t.elapsed().as_secs_f64();
             r?;
+            s.has_floor |= tangent && s.res.want_floor;
             s.tangent_at_last = tangent;
             s.stale |= tangent;
         }
         out.from_rows(GROUPS, &s.res.groups, &s.res.r, &s.res.m, Some(&s.res.phi));
+        s.last_relative = out.relative();
         Ok(())
     }
 

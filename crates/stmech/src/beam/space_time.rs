@@ -47,7 +47,7 @@ use super::dynamics::BeamDiagnostics;
 use super::element::{BeamElement, MAX_DOFS};
 use super::integrator::{BeamIntegrator, CHORD_CONTRACTION, VelocityHistory};
 use super::model::BeamModel;
-use super::newton::{BeamNewton, BeamProblem, BeamResidual, group_max, group_of};
+use super::newton::{BeamNewton, BeamProblem, BeamResidual, column_scales, group_max};
 use crate::basis::GaussLegendre;
 use crate::error::SolveError;
 use crate::solve::NewtonParams;
@@ -536,14 +536,20 @@ impl BeamProblem for SlabProblem<'_> {
             self.x1[i] = self.x[i] + d[i];
         }
         self.fbar.fill(0.0);
-        res.clear(tangent);
+        let floor = res.clear(tangent);
         if tangent {
             asm.clear();
         }
         let mass = self.mass;
-        let xmax = group_max(self.x1);
-        let (dmax, vmax) = (group_max(d), group_max(self.v));
-        let inc = [dmax[0] + h * vmax[0], dmax[1] + h * vmax[1]];
+        // the floor basis is only formed with a tangent (when asked for)
+        let (xmax, inc) = if floor {
+            let (dmax, vmax) = (group_max(d), group_max(self.v));
+            let inc = [dmax[0] + h * vmax[0], dmax[1] + h * vmax[1]];
+            (group_max(self.x1), inc)
+        } else {
+            ([0.0; 2], [0.0; 2])
+        };
+        let col = column_scales(nd, &xmax);
         let x = self.x;
         let kernel = |e: usize,
                       fbar: &mut [f64; MAX_DOFS],
@@ -597,16 +603,8 @@ impl BeamProblem for SlabProblem<'_> {
             }
             if let Some(k) = k {
                 asm.add_element(e, o, nd, k);
-                for i in 0..nd {
-                    for j in 0..nd {
-                        let inertia = if i % 3 == j % 3 {
-                            c * mass[i / 3][j / 3][usize::from(i % 3 == 2)]
-                        } else {
-                            0.0
-                        };
-                        res.add_floor(o, i, j, 2.0 * (k[i][j] - inertia), &xmax);
-                        res.phi[o + i] += inertia.abs() * inc[group_of(j) as usize];
-                    }
+                if floor {
+                    res.add_element_floor(o, nd, k, 2.0, c, mass, &col, &inc);
                 }
             }
         };

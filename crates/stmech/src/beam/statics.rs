@@ -13,7 +13,7 @@
 use super::assembly::BeamAssembler;
 use super::element::{BeamElement, MAX_DOFS};
 use super::model::BeamModel;
-use super::newton::{BeamNewton, BeamProblem, BeamResidual, group_max};
+use super::newton::{BeamNewton, BeamProblem, BeamResidual, NO_MASS, column_scales, group_max};
 use crate::error::SolveError;
 use crate::solve::NewtonParams;
 use crate::solve::newton::{NewtonContext, NewtonReport, Refactorization, Stage};
@@ -45,12 +45,12 @@ impl BeamProblem for LoadStep<'_> {
         asm: &mut BeamAssembler,
     ) -> Result<(), usize> {
         let model = self.model;
-        res.clear(tangent);
+        let floor = res.clear(tangent);
         if tangent {
             asm.clear();
         }
         let nd = model.element_dofs();
-        let xmax = group_max(x);
+        let col = column_scales(nd, &group_max(x));
         let (mut fe, mut ke) = ([0.0; MAX_DOFS], [[0.0; MAX_DOFS]; MAX_DOFS]);
         for e in 0..model.spec.elements {
             let o = model.element_offset(e);
@@ -65,10 +65,8 @@ impl BeamProblem for LoadStep<'_> {
             }
             if tangent {
                 asm.add_element(e, o, nd, &ke);
-                for i in 0..nd {
-                    for j in 0..nd {
-                        res.add_floor(o, i, j, ke[i][j], &xmax);
-                    }
+                if floor {
+                    res.add_element_floor(o, nd, &ke, 1.0, 0.0, &NO_MASS, &col, &[0.0; 2]);
                 }
             }
         }
