@@ -162,7 +162,4 @@ pub enum Error {
     /// Solver failure.
     #[error(transparent)]
     Solve(#[from] SolveError),
-    /// Scenario file could not be read or parsed.
-    #[error(transparent)]
-    Scenario(#[from] crate::io::scenario::ScenarioError),
 }

@@ -38,6 +38,10 @@
 //! assert_eq!(tip_path.len(), 50);
 //! ```
 
+/// Most elements of a forward beam (`beam.elements`): its model is built while the scenario
+/// is loaded, before any estimate.
+pub const MAX_BEAM_ELEMENTS: usize = 1_000_000;
+
 pub mod assembly;
 pub mod cayley;
 pub mod dynamics;

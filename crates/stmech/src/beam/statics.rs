@@ -99,7 +99,7 @@ pub fn solve_static(
     let mut solver = BeamNewton::new(model, Refactorization::EveryIteration)?;
     let n = model.n_dofs();
     let mut x = model.x_ref.clone();
-    let mut out = Vec::with_capacity(crate::resources::reserve(steps, 1));
+    let mut out = Vec::with_capacity(crate::math::reserve(steps, 1));
     let mut prob = LoadStep {
         model,
         fext: vec![0.0; n],

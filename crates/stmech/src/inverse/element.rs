@@ -269,7 +269,7 @@ struct Point {
 
 fn points(hs: f64, ht: f64, ns: usize, nt: usize) -> Vec<Point> {
     let (gs, gt) = (GaussLegendre::new(ns), GaussLegendre::new(nt));
-    let mut out = Vec::with_capacity(crate::resources::reserve(ns, nt));
+    let mut out = Vec::with_capacity(crate::math::reserve(ns, nt));
     for (&xi, &wx) in gs.points.iter().zip(&gs.weights) {
         for (&tau, &wt) in gt.points.iter().zip(&gt.weights) {
             let s = [1.0 - xi, xi];

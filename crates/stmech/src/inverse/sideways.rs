@@ -312,7 +312,7 @@ impl<'a, B: InverseBody<N>, const N: usize> Sideways<'a, B, N> {
         let w = [0, 1].map(|g| gl.weights[g] * p.hs * p.ht);
         let wi = gl.weights[0] * gl.weights[1] * p.hs * p.ht;
         let h6 = p.ht / 6.0;
-        let mut mt_lu = Vec::with_capacity(crate::resources::reserve(nt, 1));
+        let mut mt_lu = Vec::with_capacity(crate::math::reserve(nt, 1));
         let mut prev = 0.0;
         for j in 1..=nt {
             let diag = if j == nt { 2.0 * h6 } else { 4.0 * h6 };

@@ -366,13 +366,13 @@ impl BeamScenario {
                 ),
             );
             1
-        } else if b.elements > crate::resources::MAX_BEAM_ELEMENTS as i64 {
+        } else if b.elements > crate::beam::MAX_BEAM_ELEMENTS as i64 {
             // the model is built while loading: refuse before allocating per element
             issues.push(
                 "beam.elements",
                 format!(
                     "at most {} elements (got {}); use e.g. 10 to 1000",
-                    crate::resources::MAX_BEAM_ELEMENTS,
+                    crate::beam::MAX_BEAM_ELEMENTS,
                     b.elements
                 ),
             );

@@ -128,7 +128,7 @@ fn too_large(size: Option<u64>, max: u64) -> io::Error {
             "the file is {size} more than the limit of {} for input files; use a smaller \
              file (for a trajectory: fewer rows), or raise the limit with --max-input-size \
              SIZE (e.g. --max-input-size {}M, or none)",
-            crate::resources::format_bytes(max),
+            format_bytes(max),
             (max >> 20).saturating_mul(4).max(1)
         ),
     )
@@ -175,6 +175,24 @@ pub fn read_text(path: &Path, limit: InputLimit) -> io::Result<String> {
             ),
         )
     })
+}
+
+/// `1.5 GB`-style rendering of a byte count (binary units).
+pub fn format_bytes(bytes: u64) -> String {
+    const UNITS: [&str; 6] = ["B", "KB", "MB", "GB", "TB", "PB"];
+    let mut x = bytes as f64;
+    let mut u = 0;
+    while x >= 1024.0 && u + 1 < UNITS.len() {
+        x /= 1024.0;
+        u += 1;
+    }
+    if u == 0 {
+        format!("{bytes} B")
+    } else if x >= 100.0 {
+        format!("{x:.0} {}", UNITS[u])
+    } else {
+        format!("{x:.1} {}", UNITS[u])
+    }
 }
 
 #[cfg(test)]

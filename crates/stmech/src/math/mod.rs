@@ -9,6 +9,17 @@ pub mod eigen;
 pub mod rotation;
 pub mod so3;
 
+/// Capacity to reserve for `a × b` elements: the product if it is modest, else at most
+/// [`MAX_RESERVE`] (the vector then grows on demand). Validation bounds every size that
+/// reaches a solver; this keeps a `with_capacity` computed from input numbers from ever
+/// overflowing (a capacity-overflow panic) when a library caller skips validation.
+pub fn reserve(a: usize, b: usize) -> usize {
+    a.saturating_mul(b).min(MAX_RESERVE)
+}
+
+/// Largest number of elements [`reserve`] hands to `with_capacity` (2²⁸).
+pub const MAX_RESERVE: usize = 1 << 28;
+
 /// A 3-vector in the global frame.
 pub type Vec3 = [f64; 3];
 

@@ -34,9 +34,7 @@ pub const BASE_BYTES: f64 = 9.0e6;
 /// computed from the input would overflow the address space (and, further on, `usize`).
 pub const HARD_CAP_BYTES: u64 = 1 << 46;
 
-/// Most elements of a forward beam (`beam.elements`): its model is built while the scenario
-/// is loaded, before any estimate.
-pub const MAX_BEAM_ELEMENTS: usize = 1_000_000;
+pub use crate::beam::MAX_BEAM_ELEMENTS;
 
 /// Default share of the available memory used as the limit.
 pub const DEFAULT_FRACTION: f64 = 0.5;
@@ -103,16 +101,7 @@ pub struct Estimate {
     pub driver: Driver,
 }
 
-/// Capacity to reserve for `a × b` elements: the product if it is modest, else at most
-/// [`MAX_RESERVE`] (the vector then grows on demand). Validation bounds every size that
-/// reaches a solver; this keeps a `with_capacity` computed from input numbers from ever
-/// overflowing (a capacity-overflow panic) when a library caller skips validation.
-pub fn reserve(a: usize, b: usize) -> usize {
-    a.saturating_mul(b).min(MAX_RESERVE)
-}
-
-/// Largest number of elements [`reserve`] hands to `with_capacity` (2²⁸).
-pub const MAX_RESERVE: usize = 1 << 28;
+pub use crate::math::{MAX_RESERVE, reserve};
 
 /// Saturating conversion of a non-negative estimate to `u64` (NaN counts as too large).
 pub(crate) fn sat(x: f64) -> u64 {
@@ -228,23 +217,7 @@ fn mem_available(meminfo: &str) -> Option<u64> {
     kib.checked_mul(1024)
 }
 
-/// `1.5 GB`-style rendering of a byte count (binary units).
-pub fn format_bytes(bytes: u64) -> String {
-    const UNITS: [&str; 6] = ["B", "KB", "MB", "GB", "TB", "PB"];
-    let mut x = bytes as f64;
-    let mut u = 0;
-    while x >= 1024.0 && u + 1 < UNITS.len() {
-        x /= 1024.0;
-        u += 1;
-    }
-    if u == 0 {
-        format!("{bytes} B")
-    } else if x >= 100.0 {
-        format!("{x:.0} {}", UNITS[u])
-    } else {
-        format!("{x:.1} {}", UNITS[u])
-    }
-}
+pub use crate::io::text::format_bytes;
 
 /// `1.5 M`-style rendering of a count.
 pub fn format_count(n: u64) -> String {

@@ -15,7 +15,7 @@ pub(super) fn free_end_line<const N: usize>(
     top: usize,
     t_of: &dyn Fn(usize) -> f64,
 ) -> Result<Option<Vec<State<N>>>, InverseError> {
-    let mut line = Vec::with_capacity(crate::resources::reserve(top, 1));
+    let mut line = Vec::with_capacity(crate::math::reserve(top, 1));
     for j in 0..=top {
         match tip.free_end_state(t_of(j), s_new) {
             None => return Ok(None),
@@ -42,7 +42,7 @@ pub(super) fn march_line<B: CharacteristicBody<N>, const N: usize>(
     settings: &CharacteristicsSettings,
     report: &mut MarchReport,
 ) -> Result<Vec<State<N>>, InverseError> {
-    let mut new_line: Vec<State<N>> = Vec::with_capacity(crate::resources::reserve(view.top, 1));
+    let mut new_line: Vec<State<N>> = Vec::with_capacity(crate::math::reserve(view.top, 1));
     for j in 0..=view.top {
         let prev = &view.states[j];
         // predictor: the previous line plus the s-increment at the previous time node

@@ -293,7 +293,7 @@ fn march_from<B: CharacteristicBody<N>, const N: usize>(
     let t_of = |j: usize| mesh.t_start + j as f64 * ht;
 
     // tip line
-    let mut tip_line = Vec::with_capacity(crate::resources::reserve(n_ext, 1));
+    let mut tip_line = Vec::with_capacity(crate::math::reserve(n_ext, 1));
     for j in 0..=n_ext {
         let q = tip
             .tip_state(t_of(j))
@@ -365,8 +365,8 @@ fn march_from<B: CharacteristicBody<N>, const N: usize>(
 
     // grid solution on [t_start, t_end]
     let ns1 = ns + 1;
-    let mut x = Vec::with_capacity(crate::resources::reserve(ns1, nt.saturating_add(1)));
-    let mut v = Vec::with_capacity(crate::resources::reserve(ns1, nt.saturating_add(1)));
+    let mut x = Vec::with_capacity(crate::math::reserve(ns1, nt.saturating_add(1)));
+    let mut v = Vec::with_capacity(crate::math::reserve(ns1, nt.saturating_add(1)));
     for j in 0..=nt {
         for line in &lines {
             let q = &line[j];

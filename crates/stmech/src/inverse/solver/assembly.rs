@@ -439,8 +439,8 @@ impl<'a, B: InverseBody<N>, const N: usize> Assembly<'a, B, N> {
     ) -> SpaceTimeSolution<B, N> {
         let ns1 = self.ns1();
         let nt1 = self.mesh.elements_t + 1;
-        let mut x = Vec::with_capacity(crate::resources::reserve(ns1, nt1));
-        let mut v = Vec::with_capacity(crate::resources::reserve(ns1, nt1));
+        let mut x = Vec::with_capacity(crate::math::reserve(ns1, nt1));
+        let mut v = Vec::with_capacity(crate::math::reserve(ns1, nt1));
         x.extend_from_slice(&self.x0);
         v.resize(ns1, [0.0; N]);
         for j in 1..nt1 {

@@ -79,8 +79,7 @@ impl CscStage {
             })
         };
         let pattern = CscPattern::from_entries(asm.n, || el_entries().chain(bnd.iter().copied()));
-        let mut el_pos =
-            Vec::with_capacity(crate::resources::reserve(nes.saturating_mul(net), nd * nd));
+        let mut el_pos = Vec::with_capacity(crate::math::reserve(nes.saturating_mul(net), nd * nd));
         for et in 0..net {
             for es in 0..nes {
                 let d = dofs(es, et);

@@ -411,7 +411,7 @@ pub(super) fn run_blocks<S: ConstrainedSystem + ?Sized, B: BlockForm>(
         .blocks
         .saturating_mul(n_nodes.saturating_sub(1))
         .saturating_add(1);
-    let reserve = crate::resources::reserve;
+    let reserve = crate::math::reserve;
     let mut traj = Trajectory {
         n_q: nq,
         n_lambda: nl,

@@ -86,7 +86,7 @@ pub(super) fn run_condensed<S: ConstrainedSystem + ?Sized>(
         .blocks
         .saturating_mul(n_el.saturating_mul(p))
         .saturating_add(1);
-    let reserve = crate::resources::reserve;
+    let reserve = crate::math::reserve;
     let mut traj = Trajectory {
         n_q: nq,
         n_lambda: nl,
