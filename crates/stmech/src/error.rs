@@ -1,7 +1,7 @@
 //! Error types of the library.
 
 use crate::model::system::SystemError;
-use crate::solve::newton::{NewtonContext, NewtonFailure, Stage};
+use crate::solve::newton::report::{NewtonContext, NewtonFailure, Stage};
 
 /// The message of [`SolveError::NewtonDiverged`]: a stall at the round-off floor names
 /// `newton.tolerance` and the floor; a residual that does not fall names the stage's remedy.

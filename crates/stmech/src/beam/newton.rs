@@ -23,6 +23,7 @@ use super::element::MAX_DOFS;
 use crate::error::SolveError;
 use crate::solve::NewtonParams;
 use crate::solve::newton::assembled::ROUND_OFF_CORRECTION;
+use crate::solve::newton::measure::FLOOR_NEAR;
 use crate::solve::newton::{
     DriverBuffers, Measures, NewtonContext, NewtonProblem, NewtonReport, Refactorization, drive,
 };
@@ -195,13 +196,6 @@ pub struct BeamNewton {
     last_relative: f64,
     buf: DriverBuffers,
 }
-
-/// Relative residual below which a tangent evaluation forms the floor basis again
-/// ([`BeamNewton`]): the floor only decides the stop near convergence, and a floor basis kept
-/// from an earlier evaluation (the round-off of a slowly changing state) serves above it. A
-/// chord iteration that stalls at the floor with a kept basis refactorises, and that tangent,
-/// near convergence, forms it afresh.
-const FLOOR_NEAR: f64 = 1e-3;
 
 impl BeamNewton {
     /// Buffers for `model` and the refactorisation policy of its solves.

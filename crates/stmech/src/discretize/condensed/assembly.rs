@@ -21,6 +21,8 @@ impl<'s, S: ConstrainedSystem + ?Sized> CondensedElement<'s, S> {
         let (p, nq, nl, h) = (self.p, self.nq, self.nl, self.h);
         let np = p + 1;
         let tangent = values.is_some();
+        // the floor basis with this Jacobian (`set_floor`)
+        let floor = tangent && self.floor;
         if let Some(v) = values.as_deref_mut() {
             v.copy_from_slice(&self.base_values);
         }
@@ -37,7 +39,7 @@ impl<'s, S: ConstrainedSystem + ?Sized> CondensedElement<'s, S> {
         self.rl.fill(0.0);
         self.ml.fill(0.0);
         self.mq.fill(0.0);
-        if tangent {
+        if floor {
             self.phq.fill(0.0);
             self.phl.fill(0.0);
         }
@@ -155,7 +157,7 @@ impl<'s, S: ConstrainedSystem + ?Sized> CondensedElement<'s, S> {
                     continue;
                 };
                 // floor basis: the rows' sensitivity to the absolute positions q_h
-                {
+                if floor {
                     let kpat = if self.use_point_k {
                         self.sys.point_k_pattern()
                     } else {
@@ -235,7 +237,7 @@ impl<'s, S: ConstrainedSystem + ?Sized> CondensedElement<'s, S> {
         for (&c, &v) in self.l_col.iter().zip(&self.ml) {
             self.mag[c as usize] = v;
         }
-        if tangent {
+        if floor {
             for (&c, &v) in self.q_col.iter().zip(&self.phq) {
                 self.phi[c as usize] = v;
             }
@@ -254,6 +256,7 @@ impl<'s, S: ConstrainedSystem + ?Sized> CondensedElement<'s, S> {
         let parallel_min = self.parallel_min;
         let sp = self.strain.as_mut().expect("strain part");
         let tangent = values.is_some();
+        let floor = tangent && self.floor;
         let qn = &self.qn;
         let rq = &mut self.rq;
         let mq = &mut self.mq;
@@ -290,27 +293,31 @@ impl<'s, S: ConstrainedSystem + ?Sized> CondensedElement<'s, S> {
             if let Some(vals) = values.as_deref_mut() {
                 // floor basis: Σ_B |T_(k,B)| X with the element's largest absolute position
                 // and director component X (known to ε X)
-                let (mut xp, mut xd) = (0.0f64, 0.0f64);
-                for b in 0..np {
-                    let qb = &qn[b * nq..(b + 1) * nq];
-                    for &j in &slot.indices {
-                        if j % 12 < 3 {
-                            xp = xp.max(qb[j].abs());
-                        } else {
-                            xd = xd.max(qb[j].abs());
+                if floor {
+                    let (mut xp, mut xd) = (0.0f64, 0.0f64);
+                    for b in 0..np {
+                        let qb = &qn[b * nq..(b + 1) * nq];
+                        for &j in &slot.indices {
+                            if j % 12 < 3 {
+                                xp = xp.max(qb[j].abs());
+                            } else {
+                                xd = xd.max(qb[j].abs());
+                            }
                         }
                     }
-                }
-                for k in 0..p {
-                    for b in 1..np {
-                        let blk = &terms.tangent[(k * p + b - 1) * nl * nl..(k * p + b) * nl * nl];
-                        for (row, &i) in slot.indices.iter().enumerate() {
-                            let mut s = 0.0;
-                            for (&t, &j) in blk[row * nl..(row + 1) * nl].iter().zip(&slot.indices)
-                            {
-                                s += t.abs() * if j % 12 < 3 { xp } else { xd };
+                    for k in 0..p {
+                        for b in 1..np {
+                            let blk =
+                                &terms.tangent[(k * p + b - 1) * nl * nl..(k * p + b) * nl * nl];
+                            for (row, &i) in slot.indices.iter().enumerate() {
+                                let mut s = 0.0;
+                                for (&t, &j) in
+                                    blk[row * nl..(row + 1) * nl].iter().zip(&slot.indices)
+                                {
+                                    s += t.abs() * if j % 12 < 3 { xp } else { xd };
+                                }
+                                phq[k * nq + i] += s;
                             }
-                            phq[k * nq + i] += s;
                         }
                     }
                 }

@@ -296,6 +296,7 @@ impl<'s, S: ConstrainedSystem + ?Sized> CondensedElement<'s, S> {
             ml: vec![0.0; p * nl],
             phq: vec![0.0; p * nq],
             phl: vec![0.0; p * nl],
+            floor: true,
             mag: vec![0.0; p * (nq + nl)],
             phi: vec![0.0; p * (nq + nl)],
             groups,

@@ -134,6 +134,8 @@ pub struct CondensedElement<'s, S: ConstrainedSystem + ?Sized> {
     /// the quadrature points (the increments themselves carry no round-off of the origin).
     phq: Vec<f64>,
     phl: Vec<f64>,
+    /// Whether an assembly with a Jacobian forms the floor basis ([`Self::set_floor`]).
+    floor: bool,
     /// Magnitudes and floor basis of the last residual, unknowns order.
     mag: Vec<f64>,
     phi: Vec<f64>,
@@ -288,6 +290,12 @@ impl<'s, S: ConstrainedSystem + ?Sized> CondensedElement<'s, S> {
     /// origin, so `|J| |x|` would miss it and `|J| |q|` overstate the rows of `q̇`).
     pub fn floor_basis(&self) -> &[f64] {
         &self.phi
+    }
+
+    /// Whether the next assemblies with a Jacobian form the floor basis (default: yes); when
+    /// not, [`floor_basis`](Self::floor_basis) keeps the last one formed.
+    pub fn set_floor(&mut self, on: bool) {
+        self.floor = on;
     }
 
     /// The equation group of every row (the numbers of

@@ -3,6 +3,7 @@
 //! or sparse LU) that is kept across calls (time blocks, load steps) with its symbolic
 //! analysis.
 
+use super::measure::FLOOR_NEAR;
 use super::{
     DriverBuffers, Measures, NewtonContext, NewtonParams, NewtonProblem, NewtonReport,
     Refactorization, drive,
@@ -27,6 +28,9 @@ pub trait NewtonSystem {
     /// that enter the residual but are not unknowns (the positions `q₀ + Δq` of a system
     /// solved for increments). Default: nothing (the unknowns are the absolute coordinates).
     fn add_floor(&self, _x: &[f64], _out: &mut [f64]) {}
+    /// Whether the next assembly with a Jacobian is followed by [`add_floor`](Self::add_floor)
+    /// (a system that forms its part of the floor basis while assembling may skip it).
+    fn want_floor(&mut self, _on: bool) {}
     /// `x ← from − α dx` (default: additive).
     fn update(&mut self, x: &mut [f64], from: &[f64], dx: &[f64], alpha: f64) {
         for ((xi, &f), &d) in x.iter_mut().zip(from).zip(dx) {
@@ -109,6 +113,10 @@ pub struct NewtonSolver {
     factorized: bool,
     /// `values` were assembled after the last factorisation.
     stale: bool,
+    /// A floor basis has been formed (by any solve).
+    has_floor: bool,
+    /// Relative residual of the last evaluation of this solve (∞ at its start).
+    last_relative: f64,
     buf: DriverBuffers,
 }
 
@@ -132,6 +140,8 @@ impl NewtonSolver {
             policy,
             factorized: false,
             stale: false,
+            has_floor: false,
+            last_relative: f64::INFINITY,
             buf: DriverBuffers::default(),
         }
     }
@@ -155,6 +165,7 @@ impl NewtonSolver {
         cx: NewtonContext,
     ) -> Result<NewtonReport, SolveError> {
         let policy = self.policy;
+        self.last_relative = f64::INFINITY;
         let mut buf = std::mem::take(&mut self.buf);
         let mut prob = Assembled { sys, s: self };
         let res = drive(&mut prob, x, params, policy, &mut buf);
@@ -181,10 +192,14 @@ impl<S: NewtonSystem + ?Sized> NewtonProblem for Assembled<'_, S> {
     ) -> Result<(), Self::Error> {
         let s = &mut *self.s;
         let t = Instant::now();
+        // the floor basis is formed near convergence (and once at first); kept otherwise
+        let floor = jacobian && (!s.has_floor || s.last_relative <= FLOOR_NEAR);
+        self.sys.want_floor(floor);
         self.sys
             .assemble(x, &mut s.r, &mut s.m, jacobian.then_some(&mut s.values[..]));
-        if jacobian {
-            s.stale = true;
+        s.stale |= jacobian;
+        if floor {
+            s.has_floor = true;
             group_floor(
                 s.lu.pattern(),
                 &s.values,
@@ -204,6 +219,7 @@ impl<S: NewtonSystem + ?Sized> NewtonProblem for Assembled<'_, S> {
             &s.m,
             Some(&s.phi),
         );
+        s.last_relative = out.relative();
         Ok(())
     }
 
@@ -243,5 +259,11 @@ impl<S: NewtonSystem + ?Sized> NewtonProblem for Assembled<'_, S> {
 
     fn correction_at_round_off(&self, x: &[f64], dx: &[f64]) -> bool {
         self.sys.correction_at_round_off(x, dx)
+    }
+
+    /// The residual alone where the quadratic model predicts convergence: the Jacobian (its
+    /// scatter and its floor basis) of a converged iterate would never be used.
+    fn jacobian_with_residual(&self, predicted: bool) -> bool {
+        !predicted
     }
 }

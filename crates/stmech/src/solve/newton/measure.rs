@@ -27,6 +27,12 @@
 //! floor when `|r_i| ≤ tol S_g + F ε φ_i` for every row: then no iterate can do better, and
 //! the driver stops and says so.
 
+/// Relative residual below which an evaluation with a Jacobian forms the floor basis afresh
+/// (`docs/theory.md` §10, "When the floor basis is formed"): the floor only decides the stop
+/// near convergence, and the basis kept from an earlier evaluation (the round-off of a slowly
+/// changing state) serves above it.
+pub const FLOOR_NEAR: f64 = 1e-3;
+
 /// Factor `F` of the round-off floor `F ε φ_i` of a row: evaluating a residual row perturbs
 /// it by a few `ε φ_i`; the factor covers the sums over elements and quadrature points
 /// (measured on the scaling matrix of `docs/verification.md`, "Trust at any scale").

@@ -35,6 +35,10 @@ impl<S: ConstrainedSystem + ?Sized> NewtonSystem for ElementProblem2<'_, '_, S> 
         m.copy_from_slice(self.el.magnitudes());
     }
 
+    fn want_floor(&mut self, on: bool) {
+        self.el.set_floor(on);
+    }
+
     /// The positions `q0 + Δq` behind the increments (see [`CondensedElement::floor_basis`]).
     fn add_floor(&self, _x: &[f64], out: &mut [f64]) {
         for (o, &v) in out.iter_mut().zip(self.el.floor_basis()) {
