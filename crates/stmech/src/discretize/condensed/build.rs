@@ -1,9 +1,10 @@
 //! Construction of a [`CondensedElement`]: coefficients, numbering of the unknowns (frames in
 //! reverse Cuthill–McKee order), sparsity pattern and positions of every contribution.
 
+use super::layout::KronLayout;
 use super::{CondensedElement, PARALLEL_MIN_STRAIN_ELEMENTS, StrainPart, coefficients};
 use crate::basis::{GaussLegendre, LagrangeBasis};
-use crate::discretize::pattern::{CscPattern, SKIP, reverse_cuthill_mckee};
+use crate::discretize::pattern::{CscPattern, reverse_cuthill_mckee};
 use crate::discretize::strain_time::StrainTime;
 use crate::model::ConstrainedSystem;
 
@@ -14,6 +15,22 @@ impl<'s, S: ConstrainedSystem + ?Sized> CondensedElement<'s, S> {
     /// # Panics
     /// If `!applies(order, quad_points)` or the system exceeds `u32` positions (callers check).
     pub fn new(sys: &'s S, order: usize, h: f64, quad_points: usize) -> Self {
+        Self::with_analysis(sys, order, h, quad_points, |_| ()).0
+    }
+
+    /// [`new`](Self::new), and `analyse` run on the element's pattern (the symbolic analysis
+    /// of its sparse LU) while the positions of the contributions are computed (`rayon::join`:
+    /// on another thread if the pool has one; the results do not depend on it).
+    ///
+    /// # Panics
+    /// As [`new`](Self::new).
+    pub fn with_analysis<R: Send>(
+        sys: &'s S,
+        order: usize,
+        h: f64,
+        quad_points: usize,
+        analyse: impl FnOnce(&CscPattern) -> R + Send,
+    ) -> (Self, R) {
         assert!(Self::applies(order, quad_points));
         let p = order;
         let np = p + 1;
@@ -106,125 +123,148 @@ impl<'s, S: ConstrainedSystem + ?Sized> CondensedElement<'s, S> {
                 rows_of[g].push(e);
             }
         }
+        // one slot's unknowns `s`: frame by frame its coordinates, then its multiplier rows;
+        // the orphans last, as one more frame (`layout`: unknown `full(a, s)` of slot `a`)
         let n_unknowns = p * (nq + nl);
-        let mut q_col = vec![0u32; p * nq];
-        let mut l_col = vec![0u32; p * nl];
-        let mut slot_of = vec![0u32; n_unknowns];
+        let (mut s_q, mut s_l) = (vec![0usize; nq], vec![0usize; nl]);
+        let mut frame_list = Vec::with_capacity(n_groups + 1);
         let mut next = 0usize;
         for &g in &frames {
-            for a in 0..p {
-                for &i in &coords_of[g] {
-                    q_col[a * nq + i] = next as u32;
-                    slot_of[next] = a as u32;
-                    next += 1;
-                }
-                for &e in &rows_of[g] {
-                    l_col[a * nl + e] = next as u32;
-                    slot_of[next] = a as u32;
-                    next += 1;
-                }
+            let first = next;
+            for &i in &coords_of[g] {
+                s_q[i] = next;
+                next += 1;
+            }
+            for &e in &rows_of[g] {
+                s_l[e] = next;
+                next += 1;
+            }
+            if next > first {
+                frame_list.push((first, next - first));
             }
         }
-        for a in 0..p {
+        if !orphans.is_empty() {
+            frame_list.push((next, orphans.len()));
             for &e in &orphans {
-                l_col[a * nl + e] = next as u32;
-                slot_of[next] = a as u32;
+                s_l[e] = next;
                 next += 1;
             }
         }
-        debug_assert_eq!(next, n_unknowns);
+        debug_assert_eq!(next, nq + nl);
 
-        // ---- pattern ------------------------------------------------------------------------
+        // ---- pattern: one slot's, times the p × p block of ones -------------------------------
         // rows: R_q^k ↔ q of node k+1, R_λ^k ↔ λ_k
-        let (qc, lc) = (&q_col, &l_col);
-        let rq_row = move |k: usize, i: usize| qc[k * nq + i] as usize;
-        let rl_row = move |k: usize, e: usize| lc[k * nl + e] as usize;
-        let q_of = move |b: usize, j: usize| qc[(b - 1) * nq + j] as usize;
-        let l_of = move |m: usize, e: usize| lc[m * nl + e] as usize;
         let slots = sys.strain_slots();
-        let mass_ref = &mass;
+        let (sq, sl, mass_ref) = (&s_q, &s_l, &mass);
         let entries = || {
-            let blocks = (0..p).flat_map(move |k| {
-                (1..np).flat_map(move |b| {
-                    kp.iter()
-                        .map(move |&(i, j)| (rq_row(k, i), q_of(b, j)))
-                        .chain(
-                            mass_ref
-                                .iter()
-                                .map(move |&(i, j, _)| (rq_row(k, i), q_of(b, j))),
-                        )
-                        .chain(gp.iter().map(move |&(e, j)| (rl_row(k, e), q_of(b, j))))
-                        .chain(slots.iter().flat_map(move |s| {
-                            s.indices.iter().flat_map(move |&i| {
-                                s.indices.iter().map(move |&j| (rq_row(k, i), q_of(b, j)))
-                            })
-                        }))
-                })
-            });
-            let lam = (0..p).flat_map(move |k| {
-                (0..p).flat_map(move |m| gp.iter().map(move |&(e, j)| (rq_row(k, j), l_of(m, e))))
-            });
-            blocks.chain(lam)
+            kp.iter()
+                .map(move |&(i, j)| (sq[i], sq[j]))
+                .chain(mass_ref.iter().map(move |&(i, j, _)| (sq[i], sq[j])))
+                .chain(gp.iter().map(move |&(e, j)| (sl[e], sq[j])))
+                .chain(slots.iter().flat_map(move |s| {
+                    s.indices
+                        .iter()
+                        .flat_map(move |&i| s.indices.iter().map(move |&j| (sq[i], sq[j])))
+                }))
+                .chain(gp.iter().map(move |&(e, j)| (sq[j], sl[e])))
         };
-        let pattern = CscPattern::from_entries(n_unknowns, entries);
-        assert!(
-            pattern.nnz() < SKIP as usize,
-            "system too large for 32-bit positions"
-        );
-        let pos = |r: usize, c: usize| pattern.position(r, c) as u32;
-        let mut pos_k = Vec::with_capacity(p * p * kp.len());
-        let mut pos_g = Vec::with_capacity(p * p * gp.len());
-        let mut base_values = vec![0.0; pattern.nnz()];
-        for k in 0..p {
-            for b in 1..np {
-                pos_k.extend(kp.iter().map(|&(i, j)| pos(rq_row(k, i), q_of(b, j))));
-                pos_g.extend(gp.iter().map(|&(e, j)| pos(rl_row(k, e), q_of(b, j))));
-                let f = e_coef[k * np + b] / h;
-                for &(i, j, m) in &mass {
-                    base_values[pos(rq_row(k, i), q_of(b, j)) as usize] += f * m;
-                }
+        let layout = KronLayout::new(p, frame_list, entries);
+        let mut q_col = vec![0u32; p * nq];
+        let mut l_col = vec![0u32; p * nl];
+        let mut slot_of = vec![0u32; n_unknowns];
+        for a in 0..p {
+            for (i, &s) in s_q.iter().enumerate() {
+                let u = layout.at(a, s);
+                q_col[a * nq + i] = u as u32;
+                slot_of[u] = a as u32;
+            }
+            for (e, &s) in s_l.iter().enumerate() {
+                let u = layout.at(a, s);
+                l_col[a * nl + e] = u as u32;
+                slot_of[u] = a as u32;
             }
         }
-        let mut pos_gt = Vec::with_capacity(p * p * gp.len());
-        for k in 0..p {
-            for m in 0..p {
-                pos_gt.extend(gp.iter().map(|&(e, j)| pos(rq_row(k, j), l_of(m, e))));
-            }
-        }
-        let strain = has_strain.then(|| {
-            let n_loc = slots.iter().map(|s| s.element.n_loc()).max().unwrap_or(0);
-            let st = StrainTime::new(p, n_loc);
-            let mut pos_offset = Vec::with_capacity(slots.len());
-            let mut spos = Vec::new();
-            let (mut rows, mut cols, mut order) = (Vec::new(), Vec::new(), Vec::new());
-            for s in slots {
-                pos_offset.push(spos.len());
-                let n = s.indices.len();
-                for k in 0..p {
-                    rows.clear();
-                    rows.extend(s.indices.iter().map(|&i| rq_row(k, i)));
-                    for b in 1..np {
-                        cols.clear();
-                        cols.extend(s.indices.iter().map(|&j| q_of(b, j)));
-                        let start = spos.len();
-                        spos.resize(start + n * n, 0);
-                        pattern.block_positions(&rows, &cols, &mut order, |e, at| {
-                            spos[start + e] = at as u32;
-                        });
+        // positions (one search in P₁ per entry of K, G, 𝕄 and strain block, then arithmetic
+        // per block `(k, B)`), while `analyse` works on the pattern
+        let lay = &layout;
+        let positions = || {
+            let one_pos = |r: usize, c: usize| (lay.one_position(r, c), c);
+            let tk: Vec<(usize, usize)> =
+                kp.iter().map(|&(i, j)| one_pos(s_q[i], s_q[j])).collect();
+            let tg: Vec<(usize, usize)> =
+                gp.iter().map(|&(e, j)| one_pos(s_l[e], s_q[j])).collect();
+            let tgt: Vec<(usize, usize)> =
+                gp.iter().map(|&(e, j)| one_pos(s_q[j], s_l[e])).collect();
+            let tm: Vec<(usize, usize)> = mass
+                .iter()
+                .map(|&(i, j, _)| one_pos(s_q[i], s_q[j]))
+                .collect();
+            let mut pos_k = Vec::with_capacity(p * p * kp.len());
+            let mut pos_g = Vec::with_capacity(p * p * gp.len());
+            let mut base_values = vec![0.0; lay.full.nnz()];
+            for k in 0..p {
+                for b in 1..np {
+                    pos_k.extend(tk.iter().map(|&(t, c)| lay.position(t, c, k, b - 1)));
+                    pos_g.extend(tg.iter().map(|&(t, c)| lay.position(t, c, k, b - 1)));
+                    let f = e_coef[k * np + b] / h;
+                    for (&(t, c), &(_, _, m)) in tm.iter().zip(&mass) {
+                        base_values[lay.position(t, c, k, b - 1) as usize] += f * m;
                     }
                 }
             }
+            let mut pos_gt = Vec::with_capacity(p * p * gp.len());
+            for k in 0..p {
+                for m in 0..p {
+                    pos_gt.extend(tgt.iter().map(|&(t, c)| lay.position(t, c, k, m)));
+                }
+            }
+            let strain_pos = has_strain.then(|| {
+                let mut pos_offset = Vec::with_capacity(slots.len());
+                let mut spos =
+                    Vec::with_capacity(slots.iter().map(|s| p * p * s.indices.len().pow(2)).sum());
+                let (mut idx, mut t1, mut order, mut col0) =
+                    (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+                for s in slots {
+                    pos_offset.push(spos.len());
+                    let n = s.indices.len();
+                    idx.clear();
+                    idx.extend(s.indices.iter().map(|&i| s_q[i]));
+                    t1.clear();
+                    t1.resize(n * n, 0);
+                    lay.one_block_positions(&idx, &idx, &mut order, |e, at| t1[e] = at);
+                    for k in 0..p {
+                        for b in 1..np {
+                            col0.clear();
+                            col0.extend(idx.iter().map(|&c| lay.column_start(b - 1, c)));
+                            for row in t1.chunks_exact(n) {
+                                spos.extend(
+                                    row.iter().zip(&col0).map(|(&t, &c0)| c0 + lay.offset(t, k)),
+                                );
+                            }
+                        }
+                    }
+                }
+                (pos_offset, spos)
+            });
+            (pos_k, pos_g, pos_gt, base_values, strain_pos)
+        };
+        let (analysis, (pos_k, pos_g, pos_gt, base_values, strain_pos)) =
+            rayon::join(|| analyse(&lay.full), positions);
+        let strain = strain_pos.map(|(pos_offset, pos)| {
+            let n_loc = slots.iter().map(|s| s.element.n_loc()).max().unwrap_or(0);
+            let st = StrainTime::new(p, n_loc);
             StrainPart {
                 sc: st.scratch(),
                 terms: st.terms(1),
                 st,
                 pos_offset,
-                pos: spos,
+                pos,
                 local: vec![0.0; np * n_loc],
                 batch: Vec::new(),
                 dissipated: 0.0,
             }
         });
+        let pattern = layout.into_pattern();
         // row-wise 𝕄 and G (sums per row in a register, not through memory)
         let mut mass_rows = sys.mass().to_vec();
         mass_rows.sort_by_key(|&(i, j, _)| (i, j));
@@ -258,7 +298,7 @@ impl<'s, S: ConstrainedSystem + ?Sized> CondensedElement<'s, S> {
             }
             g
         };
-        Self {
+        let element = Self {
             sys,
             p,
             h,
@@ -315,6 +355,7 @@ impl<'s, S: ConstrainedSystem + ?Sized> CondensedElement<'s, S> {
             strain,
             parallel_min: PARALLEL_MIN_STRAIN_ELEMENTS,
             pattern,
-        }
+        };
+        (element, analysis)
     }
 }

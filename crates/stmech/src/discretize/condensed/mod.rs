@@ -51,6 +51,7 @@ use crate::model::{ConstrainedSystem, PointEval};
 mod assembly;
 mod build;
 mod coefficients;
+mod layout;
 #[cfg(test)]
 mod tests;
 

@@ -97,3 +97,127 @@ fn condensed_element_matches_the_full_form_and_its_derivative() {
         }
     }
 }
+
+/// The pattern and the positions of every contribution as the element built them before its
+/// Kronecker layout (`layout`): every entry of every block `(k, B)`, `(k, m)` bucketed and
+/// sorted by [`CscPattern::from_entries`], each position a search in the element's pattern.
+/// Returns the pattern, `pos_k`, `pos_g`, `pos_gt`, the strain positions and the constant
+/// values `(E_kB/h) 𝕄`.
+type Reference = (CscPattern, Vec<u32>, Vec<u32>, Vec<u32>, Vec<u32>, Vec<f64>);
+
+fn reference_layout<S: ConstrainedSystem + ?Sized>(
+    sys: &S,
+    el: &CondensedElement<'_, S>,
+) -> Reference {
+    let (p, nq, nl, h) = (el.p, el.nq, el.nl, el.h);
+    let np = p + 1;
+    let kp: &[(usize, usize)] = if el.use_point_k {
+        sys.point_k_pattern()
+    } else {
+        sys.k_pattern()
+    };
+    let gp = sys.g_pattern();
+    let mass = sys.mass();
+    let slots = sys.strain_slots();
+    let (qc, lc) = (&el.q_col, &el.l_col);
+    let rq_row = move |k: usize, i: usize| qc[k * nq + i] as usize;
+    let rl_row = move |k: usize, e: usize| lc[k * nl + e] as usize;
+    let q_of = move |b: usize, j: usize| qc[(b - 1) * nq + j] as usize;
+    let l_of = move |m: usize, e: usize| lc[m * nl + e] as usize;
+    let entries = || {
+        let blocks = (0..p).flat_map(move |k| {
+            (1..np).flat_map(move |b| {
+                kp.iter()
+                    .map(move |&(i, j)| (rq_row(k, i), q_of(b, j)))
+                    .chain(
+                        mass.iter()
+                            .map(move |&(i, j, _)| (rq_row(k, i), q_of(b, j))),
+                    )
+                    .chain(gp.iter().map(move |&(e, j)| (rl_row(k, e), q_of(b, j))))
+                    .chain(slots.iter().flat_map(move |s| {
+                        s.indices.iter().flat_map(move |&i| {
+                            s.indices.iter().map(move |&j| (rq_row(k, i), q_of(b, j)))
+                        })
+                    }))
+            })
+        });
+        let lam = (0..p).flat_map(move |k| {
+            (0..p).flat_map(move |m| gp.iter().map(move |&(e, j)| (rq_row(k, j), l_of(m, e))))
+        });
+        blocks.chain(lam)
+    };
+    let pattern = CscPattern::from_entries(p * (nq + nl), entries);
+    let pos = |r: usize, c: usize| pattern.position(r, c) as u32;
+    let (mut pos_k, mut pos_g, mut pos_gt, mut spos) = (vec![], vec![], vec![], vec![]);
+    let mut base = vec![0.0; pattern.nnz()];
+    for k in 0..p {
+        for b in 1..np {
+            pos_k.extend(kp.iter().map(|&(i, j)| pos(rq_row(k, i), q_of(b, j))));
+            pos_g.extend(gp.iter().map(|&(e, j)| pos(rl_row(k, e), q_of(b, j))));
+            let f = el.e_coef[k * np + b] / h;
+            for &(i, j, m) in mass {
+                base[pos(rq_row(k, i), q_of(b, j)) as usize] += f * m;
+            }
+        }
+    }
+    for k in 0..p {
+        for m in 0..p {
+            pos_gt.extend(gp.iter().map(|&(e, j)| pos(rq_row(k, j), l_of(m, e))));
+        }
+    }
+    if el.use_point_k {
+        for s in slots {
+            for k in 0..p {
+                for b in 1..np {
+                    for &i in &s.indices {
+                        spos.extend(s.indices.iter().map(|&j| pos(rq_row(k, i), q_of(b, j))));
+                    }
+                }
+            }
+        }
+    }
+    (pattern, pos_k, pos_g, pos_gt, spos, base)
+}
+
+/// The Kronecker layout (`layout`) builds the same pattern and the same positions, to the
+/// bit, as sorting every entry of every block (`reference_layout`), for p = 1, 2, 3, on a
+/// pair of frames with a spring (strain element, no constraint rows of its own besides the
+/// orthonormality) and on the arm of `examples/flexible/03_arm_with_gripper.toml` (director
+/// beam, rigid body, rigid joints: multiplier rows spanning frames) and on the rigid chain of
+/// `examples/multibody/04_four_body_chain.toml` (no strain elements: the `K` pattern).
+#[test]
+fn kronecker_layout_is_the_sorted_pattern() {
+    let arm = crate::io::scenario::Scenario::from_toml_str(
+        include_str!("../../../../../examples/flexible/03_arm_with_gripper.toml"),
+        "arm",
+    )
+    .expect("the example parses");
+    let chain = crate::io::scenario::Scenario::from_toml_str(
+        include_str!("../../../../../examples/multibody/04_four_body_chain.toml"),
+        "chain",
+    )
+    .expect("the example parses");
+    let systems = [
+        (spring_pair(Some(0.7)), "spring"),
+        (spring_pair(None), "elastic"),
+        (arm.system, "arm"),
+        (chain.system, "chain"),
+    ];
+    for (sys, label) in &systems {
+        for order in 1..=3 {
+            let (el, seen) =
+                CondensedElement::with_analysis(sys, order, 0.01, order, |pat| (pat.n, pat.nnz()));
+            let (pattern, pos_k, pos_g, pos_gt, spos, base) = reference_layout(sys, &el);
+            assert_eq!(seen, (pattern.n, pattern.nnz()), "{label} p = {order}");
+            assert_eq!(el.pattern.col_ptr, pattern.col_ptr, "{label} p = {order}");
+            assert_eq!(el.pattern.row_idx, pattern.row_idx, "{label} p = {order}");
+            assert_eq!(el.pos_k, pos_k, "{label} p = {order}");
+            assert_eq!(el.pos_g, pos_g, "{label} p = {order}");
+            assert_eq!(el.pos_gt, pos_gt, "{label} p = {order}");
+            let got = el.strain.as_ref().map_or(vec![], |s| s.pos.clone());
+            assert_eq!(got, spos, "{label} p = {order}");
+            let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+            assert_eq!(bits(&el.base_values), bits(&base), "{label} p = {order}");
+        }
+    }
+}

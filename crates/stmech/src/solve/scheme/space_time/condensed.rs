@@ -72,7 +72,16 @@ pub(super) fn run_condensed<S: ConstrainedSystem + ?Sized>(
     let n_el = params.elements_per_block;
     let h = params.element_size(t_start, t_end);
     let dt_node = h / p as f64;
-    let mut el = CondensedElement::new(sys, p, h, params.quadrature());
+    // the element, the symbolic analysis of its LU (beside the element's positions) and the
+    // consistent initial multiplier, at once where rayon has threads for them
+    let ((mut el, lu), lam0) = rayon::join(
+        || {
+            CondensedElement::with_analysis(sys, p, h, params.quadrature(), |pattern| {
+                LinearSolver::for_pattern(pattern.clone())
+            })
+        },
+        || consistent_multiplier(sys, t_start, q0, v0),
+    );
     let policy = if el.n_unknowns() >= CHORD_MIN_UNKNOWNS {
         Refactorization::Chord {
             contraction: CHORD_CONTRACTION,
@@ -80,8 +89,7 @@ pub(super) fn run_condensed<S: ConstrainedSystem + ?Sized>(
     } else {
         Refactorization::EveryIteration
     };
-    let mut solver =
-        NewtonSolver::with_policy(LinearSolver::for_pattern(el.pattern().clone())?, policy);
+    let mut solver = NewtonSolver::with_policy(lu?, policy);
     // The block's residual is its elements' (the block Jacobian is block lower bidiagonal),
     // and its measures are their maxima: every element at the tolerance is the block at it.
     let element_newton = *newton;
@@ -105,7 +113,7 @@ pub(super) fn run_condensed<S: ConstrainedSystem + ?Sized>(
     };
     // multiplier guess: Φ̈ = 0 at the start (zero for redundant constraints), then the last
     // element's end value
-    let mut lam = consistent_multiplier(sys, t_start, q0, v0).unwrap_or_else(|| vec![0.0; nl]);
+    let mut lam = lam0.unwrap_or_else(|| vec![0.0; nl]);
     traj.setup_seconds = Some(started.elapsed().as_secs_f64());
     let (mut qa, mut va) = (q0.to_vec(), v0.to_vec());
     // velocity at the node before `qa` (for the extrapolation), once there is one
