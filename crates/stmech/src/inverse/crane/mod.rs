@@ -190,6 +190,21 @@ pub enum CraneError {
     /// The forward replay failed.
     #[error(transparent)]
     Forward(#[from] StringStepError),
+    /// The closed-loop replay ([`closed_loop`]) failed: its own step did not converge, or an
+    /// element collapsed. With the payload within the tolerance up to there, a check of the
+    /// result that could not be done, not a result off its path.
+    #[error(
+        "{source} (the forward replay of the suspension motion; the payload had stayed within \
+         {deviation:.3e} m of its path up to t = {t:.4} s)"
+    )]
+    Replay {
+        /// The failed step.
+        source: StringStepError,
+        /// End of the last completed step (s).
+        t: f64,
+        /// Largest payload deviation from the path up to there (m).
+        deviation: f64,
+    },
 }
 
 /// The suspension point of a massless rigid rope of length `L`:
