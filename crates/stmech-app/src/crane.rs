@@ -16,6 +16,45 @@ use stmech::io::output::{OutputDir, write_file, write_json};
 /// `summary.json` status of a run that solved but failed its verification.
 pub const GOAL_NOT_REACHED: &str = "goal-not-reached";
 
+/// `summary.json` status of a run that solved but whose closed-loop replay could not be done
+/// (exit 6; the beam inverse's [`crate::inverse::NOT_VERIFIED`]).
+pub use crate::inverse::NOT_VERIFIED;
+
+/// Whether a failed replay leaves the result neither confirmed nor refuted: the replay's own
+/// Newton did not converge while the payload was within `tol` of its path (a collapsed
+/// element, or a payload already off its path, means the goal is not reached).
+pub fn replay_unverified(e: &CraneError, tol: f64) -> bool {
+    matches!(
+        e,
+        CraneError::Replay {
+            source: stmech::string::dynamics::StringStepError::Newton { .. },
+            deviation,
+            ..
+        } if *deviation <= tol
+    )
+}
+
+/// The `summary.json` status and the message of a failed replay ([`replay_unverified`]: not
+/// verified; otherwise the goal is not reached).
+pub fn replay_failure(e: &CraneError, tol: f64) -> (&'static str, String) {
+    if replay_unverified(e, tol) {
+        (
+            NOT_VERIFIED,
+            format!(
+                "the result is not verified: its closed-loop replay failed ({e}); the \
+                 suspension motion is neither confirmed nor refuted. Remedy: a finer replay \
+                 (verify.refine) or a finer mesh often makes the replay solvable; or switch \
+                 the check off with verify.closed_loop = false"
+            ),
+        )
+    } else {
+        (
+            GOAL_NOT_REACHED,
+            format!("the forward replay of the suspension motion failed: {e}"),
+        )
+    }
+}
+
 /// Largest number of VTK snapshots (`rope_NNNN.vtu`) a run writes, besides the last.
 const VTK_FRAMES: usize = 200;
 
@@ -111,7 +150,9 @@ pub fn write_results(
 }
 
 /// The run summary of a solved crane problem with its closed-loop replay, and why the result
-/// fails its verification (`None`: it passes or was not checked).
+/// fails its verification (`None`: it passes or was not checked). `status` is `"ok"`,
+/// [`GOAL_NOT_REACHED`] or, where the replay's own Newton failed with the payload on its
+/// path, [`NOT_VERIFIED`].
 pub fn summary(
     s: &CraneScenario,
     sol: &CraneSolution,
@@ -140,14 +181,19 @@ pub fn summary(
             }
         }
         Some(Err(e)) => {
-            summary["payload_tracking"] = json!({ "status": "failed", "error": e.to_string() });
-            failure = Some(format!(
-                "the forward replay of the suspension motion failed: {e}"
-            ));
+            let (status, msg) = replay_failure(e, tol);
+            summary["payload_tracking"] = json!({
+                "status": if status == NOT_VERIFIED { "not verified (the replay failed)" } else { "failed" },
+                "error": e.to_string(),
+            });
+            summary["status"] = json!(status);
+            failure = Some(msg);
         }
     }
     if let Some(msg) = &failure {
-        summary["status"] = json!(GOAL_NOT_REACHED);
+        if summary["status"] == "ok" {
+            summary["status"] = json!(GOAL_NOT_REACHED);
+        }
         summary["error"] = json!(msg);
     }
     (summary, failure)
@@ -234,6 +280,7 @@ fn summary_ok(s: &CraneScenario, sol: &CraneSolution, secs: f64) -> serde_json::
         "path": sol.path,
         "min_stretch": sol.min_stretch,
         "newton": sol.march.is_none().then_some(&st.newton),
+        "newton_continuation": sol.continuation,
         "march": sol.march,
         "suspension": {
             "sign_convention": "force = the force the suspension point applies to the rope (N)",

@@ -18,7 +18,9 @@ use stmech::inverse::InverseMethod;
 use stmech::inverse::crane::{self, CraneSolution, CraneTracking};
 use stmech::io::inverse_scenario::crane::CraneScenario;
 use stmech::io::output::OutputDir;
-use stmech_app::crane::{GOAL_NOT_REACHED, rigid_difference, tracking_json};
+use stmech_app::crane::{
+    GOAL_NOT_REACHED, NOT_VERIFIED, replay_failure, rigid_difference, tracking_json,
+};
 
 /// Why there is no sequential row.
 const NO_SEQUENTIAL: &str = "the sequential baseline ([I] Sect. 2) of the beam's compare has no \
@@ -57,18 +59,24 @@ fn solve_row(s: &CraneScenario, method: InverseMethod) -> Row {
                     sol.solution.newton.iterations, sol.solution.newton.unknowns
                 ),
             };
+            let tol = s.position_tolerance();
+            let mut status = "ok";
             let tracking = s.verify.closed_loop.then(|| {
                 let t = Instant::now();
                 crane::closed_loop(&sol, s.trajectory.as_ref(), s.verify.refine)
                     .map(|(r, _)| (r, t.elapsed().as_secs_f64()))
-                    .map_err(|e| e.to_string())
+                    .map_err(|e| {
+                        // a replay whose own Newton failed with the payload on its path is a
+                        // check not done (not verified), not a result off its path
+                        status = replay_failure(&e, tol).0;
+                        e.to_string()
+                    })
             });
-            let tol = s.position_tolerance();
-            let status = match &tracking {
-                Some(Ok((r, _))) if r.max_deviation > tol => GOAL_NOT_REACHED,
-                Some(Err(_)) => GOAL_NOT_REACHED,
-                _ => "ok",
-            };
+            if let Some(Ok((r, _))) = &tracking
+                && r.max_deviation > tol
+            {
+                status = GOAL_NOT_REACHED;
+            }
             Row {
                 method,
                 status: status.into(),
@@ -219,10 +227,13 @@ pub fn run(s: &CraneScenario, out: PathBuf, force: bool) -> Result<(), Failure> 
     outln!("sequential: {NO_SEQUENTIAL}");
     let n_unsolved = rows.iter().filter(|r| r.solution.is_none()).count();
     let n_short = rows.iter().filter(|r| r.status == GOAL_NOT_REACHED).count();
+    let n_unverified = rows.iter().filter(|r| r.status == NOT_VERIFIED).count();
     let outcome = if n_unsolved == rows.len() {
         "failed"
     } else if n_unsolved + n_short > 0 {
         GOAL_NOT_REACHED
+    } else if n_unverified > 0 {
+        NOT_VERIFIED
     } else {
         "ok"
     };
@@ -257,6 +268,17 @@ pub fn run(s: &CraneScenario, out: PathBuf, force: bool) -> Result<(), Failure> 
             .collect::<Vec<_>>()
             .join(", ")
     };
+    if outcome == NOT_VERIFIED {
+        return Err(Failure::new(
+            Failure::NOT_VERIFIED,
+            anyhow::anyhow!(
+                "not every result is verified: the closed-loop replay of [{}] failed with the \
+                 payload on its path (the suspension motion is neither confirmed nor refuted; \
+                 the rows of compare.csv and summary.json give the errors; results are written)",
+                names(&|r| r.status == NOT_VERIFIED)
+            ),
+        ));
+    }
     Failure::of_compare(
         outcome,
         [

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 use stmech::io::inverse_scenario::crane::CraneScenario;
 use stmech::io::output::OutputDir;
-use stmech_app::crane::{GOAL_NOT_REACHED, failed_summary, is_input_error, rigid_difference};
+use stmech_app::crane::{NOT_VERIFIED, failed_summary, is_input_error, rigid_difference};
 
 /// Built-in crane demo.
 pub const DEMO_SCENARIO: &str = include_str!("../../../examples/crane/01_swing_free_transfer.toml");
@@ -106,6 +106,20 @@ pub fn run(s: &CraneScenario, out: PathBuf, force: bool, plots: bool) -> Result<
             sol.courant
         ),
     }
+    if let Some(c) = &sol.continuation
+        && c.stiffnesses.iter().any(|&ea| ea != s.rope.ea)
+    {
+        outln!(
+            "stiffness continuation (Newton failed from the rigid rope): EA = {} N, {} Newton \
+             iterations in all",
+            c.stiffnesses
+                .iter()
+                .map(|ea| format!("{ea:.3e}"))
+                .collect::<Vec<_>>()
+                .join(" → "),
+            c.iterations
+        );
+    }
     let (dx, _) = rigid_difference(s, &sol);
     outln!(
         "suspension point: peak speed {:.4} m/s, peak force {:.4} N; largest distance from \
@@ -127,6 +141,9 @@ pub fn run(s: &CraneScenario, out: PathBuf, force: bool, plots: bool) -> Result<
             r.max_deviation,
             r.at
         ),
+        Some(Err(e)) if stmech_app::crane::replay_unverified(e, tol) => {
+            outln!("payload tracking: NOT VERIFIED (the forward replay failed): {e}")
+        }
         Some(Err(e)) => outln!("payload tracking: forward replay failed: {e}"),
         None => outln!("payload tracking: not verified (verify.closed_loop = false)"),
     }
@@ -137,13 +154,20 @@ pub fn run(s: &CraneScenario, out: PathBuf, force: bool, plots: bool) -> Result<
     outln!("output: {} ({})", out.display(), written.files.join(", "));
     match written.failure {
         None => Ok(()),
-        Some(msg) => Err(Failure::new(
-            Failure::GOAL_NOT_REACHED,
-            anyhow::anyhow!(
-                "{msg}\nThe results are written to {} for inspection; summary.json says \
-                 status = \"{GOAL_NOT_REACHED}\".",
-                out.display()
-            ),
-        )),
+        Some(msg) => {
+            let status = summary["status"].as_str().unwrap_or_default().to_owned();
+            Err(Failure::new(
+                if status == NOT_VERIFIED {
+                    Failure::NOT_VERIFIED
+                } else {
+                    Failure::GOAL_NOT_REACHED
+                },
+                anyhow::anyhow!(
+                    "{msg}\nThe results are written to {} for inspection; summary.json says \
+                     status = \"{status}\".",
+                    out.display()
+                ),
+            ))
+        }
     }
 }

@@ -224,3 +224,42 @@ fn compare_shows_both_methods_on_the_crane_example() {
     }
     let _ = std::fs::remove_dir_all(&d);
 }
+
+/// A closed-loop replay whose own Newton fails, with the payload on its path up to there, is a
+/// check that could not be done (issue 29): `summary.json` says "not-verified", exit 6 — not
+/// "goal not reached" (exit 5), for `run` and for `compare`. Provoked by placing the example
+/// with a stiffer rope (EA = 1e7 N) 10⁶ m from the origin: the solvers' stop is relative (the
+/// space-time FEM and the method of characteristics solve it), while the forward replay's step
+/// (`string::dynamics`) still stops on an absolute residual below its round-off floor there
+/// (a position quantum of 1.2e-10 m at 10⁶ m is EA · 1.2e-10 / hs ≈ 2e-3 N of element force,
+/// against its stall limit of 4e-5 N), so a step fails with the payload on its path.
+#[test]
+fn a_replay_whose_newton_fails_is_not_verified_exit_6() {
+    let d = tmp("unverified");
+    let text = example()
+        .replace("resolution = 32", "resolution = 8")
+        .replace("start = [0.0, 0.0, 0.0]", "start = [1.0e6, 0.0, 0.0]")
+        .replace("ea = 1.0e6", "ea = 1.0e7");
+    assert!(text.contains("start = [1.0e6, 0.0, 0.0]") && text.contains("ea = 1.0e7"));
+    std::fs::write(d.join("far.toml"), text).unwrap();
+    let out = stmech(&d, &["run", "far.toml", "--out", "res"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(6), "{err}");
+    assert!(err.contains("not verified"), "{err}");
+    let s: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(d.join("res/summary.json")).unwrap())
+            .unwrap();
+    assert_eq!(s["status"], "not-verified", "{s}");
+    assert!(d.join("res/suspension.csv").is_file());
+    let out = stmech(&d, &["compare", "far.toml", "--out", "cmp"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(6), "{err}");
+    let s: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(d.join("cmp/summary.json")).unwrap())
+            .unwrap();
+    assert_eq!(s["status"], "not-verified", "{s}");
+    for m in s["methods"].as_array().unwrap() {
+        assert_eq!(m["status"], "not-verified", "{m}");
+    }
+    let _ = std::fs::remove_dir_all(&d);
+}

@@ -151,7 +151,8 @@ impl CraneResult {
         to_dict(py, &self.summary["payload_tracking"])
     }
 
-    /// "ok", or "goal-not-reached" when the closed-loop check fails.
+    /// "ok", "goal-not-reached" when the closed-loop check fails, or "not-verified" when the
+    /// replay itself failed with the payload on its path.
     #[getter]
     fn status(&self) -> String {
         self.summary["status"].as_str().unwrap_or("ok").to_owned()

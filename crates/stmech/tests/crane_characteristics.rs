@@ -237,7 +237,7 @@ fn a_nearly_inextensible_taut_rope_is_not_called_slack() {
         strain > 0.5 * at_rest && strain < at_rest,
         "smallest strain {strain:e}, the payload's weight gives {at_rest:e}"
     );
-    // (the FEM's Newton does not converge on this rope: docs/verification.md C10)
+    // (the FEM solves this rope too, by its stiffness continuation: tests/crane_steel.rs)
     let (cl, _) = crane::closed_loop(&ch, &p, 2).unwrap();
     let rigid = (0..ch.solution.t.len()).fold(0.0f64, |mx, j| {
         mx.max(dist(

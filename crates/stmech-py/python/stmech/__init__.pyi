@@ -284,7 +284,7 @@ class CraneResult(_Result):
         """The closed-loop check (summary.json's payload_tracking)."""
     @property
     def status(self) -> str:
-        """"ok" or "goal-not-reached"."""
+        """"ok", "goal-not-reached", or "not-verified" (the closed-loop replay itself failed)."""
     @property
     def scenario(self) -> Scenario: ...
 

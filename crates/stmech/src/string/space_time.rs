@@ -166,8 +166,7 @@ impl<'a> SpaceTimeString<'a> {
 
     /// Newton tolerance of a slab on the largest residual entry (N·s): the relative tolerance
     /// times the weight impulse, but not below the floating-point floor of the stress rows,
-    /// `64 ε EA ht X / hs` (`X` the largest coordinate), as for the inverse
-    /// ([`crate::inverse::crane::newton_tolerance`]).
+    /// `64 ε EA ht X / hs` (`X` the largest coordinate).
     fn tolerance(&self) -> f64 {
         let m = &self.model;
         let x_max = self.r.iter().flatten().fold(0.0f64, |a, c| a.max(c.abs())) + m.length;

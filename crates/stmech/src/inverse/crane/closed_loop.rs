@@ -48,7 +48,8 @@ pub fn closed_loop(
 /// Replays the suspension motion of `sol` ([`CraneSolution::suspension_at`]) in a forward
 /// string model (`replay`, tension-only law) on `refine × n_s` elements with the step
 /// `ht / refine`, and measures the payload's deviation from the path at every step. Also
-/// returns the replayed payload at the inverse mesh's time nodes.
+/// returns the replayed payload at the inverse mesh's time nodes. A failed step is
+/// [`CraneError::Replay`], with the largest deviation up to it.
 pub fn closed_loop_with(
     sol: &CraneSolution,
     path: &dyn TipTrajectory,
@@ -100,7 +101,12 @@ pub fn closed_loop_with(
     };
     for k in 1..=steps {
         let t = mesh.t_start + k as f64 * dt;
-        let (p, y) = (advance(t)?, path.pose(t));
+        let p = advance(t).map_err(|source| CraneError::Replay {
+            source,
+            t: t - dt,
+            deviation: out.max_deviation,
+        })?;
+        let y = path.pose(t);
         if k % refine == 0 {
             samples.push(p);
         }

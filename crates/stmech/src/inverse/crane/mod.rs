@@ -39,7 +39,15 @@
 //!
 //! # Start and result
 //! Newton starts from the rigid-rope solution ([`rigid_suspension`]): the rope straight from
-//! the payload along `(ÿ − g)/|ÿ − g|`, stretched by the quasi-static tension. The solution of
+//! the payload along `(ÿ − g)/|ÿ − g|`, stretched by the quasi-static tension. A nearly
+//! inextensible rope (a steel wire rope: strain `10⁻⁷ … 10⁻⁶` under its weight) tolerates no
+//! angle error `δθ` of its elements beyond `δθ² ≈ 2 (ν − 1)`: a transverse correction of
+//! Newton lengthens the element by `hs δθ²/2`, and its tension by `EA δθ²/2`, far beyond the
+//! tension itself. Where Newton fails from that start, the FEM continues in the axial
+//! stiffness ([`fem`], docs/theory.md "Stiffness continuation of the crane"): the rope
+//! softened by 10 at a time until Newton converges from the rigid rope, then stiffened back
+//! (×10 per step, each solve started from the secant predictor in `1/EA`), every solve through
+//! the one Newton driver; the result is the given rope's, converged to the tolerance. The solution of
 //! either method is checked to be taut (`ν > 1` in every element at every time node), where
 //! the linear continuation used by the FEM's iterates is the physical tension-only law.
 
@@ -49,18 +57,20 @@ pub mod fem;
 
 pub use characteristics::{STALL, solve_crane_characteristics, speed_ratio};
 pub use closed_loop::{CraneTracking, Replay, closed_loop, closed_loop_with};
-pub use fem::{START_COARSENING, newton_tolerance, solve_crane};
+pub use fem::{
+    CONTINUATION_FACTOR, CONTINUATION_MAX_STRAIN, Continuation, START_COARSENING, solve_crane,
+};
 
 mod checks;
 #[cfg(test)]
 mod tests;
 
+use checks::dot;
 pub use checks::{
     PathReport, SLOWEST_WAVE, auto_elements_t, auto_mesh, check_mesh_ratio, check_payload_path,
     check_resolution, check_time_domain, element_speed, quasi_static_speed, slowest_element_speed,
     slowest_speed,
 };
-use checks::{dot, sample_times};
 
 use super::characteristics_solver::{CharacteristicsSettings, MarchReport};
 use super::mesh_ratio::MeshRatioError;
@@ -180,6 +190,21 @@ pub enum CraneError {
     /// The forward replay failed.
     #[error(transparent)]
     Forward(#[from] StringStepError),
+    /// The closed-loop replay ([`closed_loop`]) failed: its own step did not converge, or an
+    /// element collapsed. With the payload within the tolerance up to there, a check of the
+    /// result that could not be done, not a result off its path.
+    #[error(
+        "{source} (the forward replay of the suspension motion; the payload had stayed within \
+         {deviation:.3e} m of its path up to t = {t:.4} s)"
+    )]
+    Replay {
+        /// The failed step.
+        source: StringStepError,
+        /// End of the last completed step (s).
+        t: f64,
+        /// Largest payload deviation from the path up to there (m).
+        deviation: f64,
+    },
 }
 
 /// The suspension point of a massless rigid rope of length `L`:
@@ -207,6 +232,9 @@ pub struct CraneSolution {
     pub method: InverseMethod,
     /// March statistics of the method of characteristics (`None` for the FEM).
     pub march: Option<MarchReport>,
+    /// The FEM's Newton solves with the stiffness continuation ([`Continuation`];
+    /// `None` for the method of characteristics).
+    pub continuation: Option<Continuation>,
 }
 
 impl CraneSolution {
@@ -365,6 +393,7 @@ fn finish(
         min_stretch: min.0,
         method,
         march,
+        continuation: None,
     })
 }
 

@@ -176,3 +176,69 @@ fn the_last_element_binds_the_chain_mesh_ratio() {
     assert!(out[0].1 < 1e-4 && out[1].1 < 1e-4, "{out:?}");
     assert!(out[2].1 >= 1e-2, "{out:?}");
 }
+
+/// The stiffness continuation changes the cost, not the answer (issue 29): where Newton
+/// converges directly (the example rope, 16 × 188), the solution reached by the continuation
+/// from the rope 100 times softer (two steps ×10, the second from the secant predictor) is the
+/// direct one to the Newton tolerance: both solve the same discrete equations to 1e-10 of
+/// their terms, so the suspension motions agree to 1e-9 of the rope length and the forces to
+/// 1e-8 of their peak.
+#[test]
+fn the_stiffness_continuation_reaches_the_direct_solution() {
+    let path = RestToRestLine::crane_example();
+    let mut model = StringModel::crane_example();
+    model.payload_start = path.pose(0.0);
+    let mesh = auto_mesh(&model, &path, 0.0, 12.0, 16).unwrap();
+    let settings = NewtonSettings::default();
+    let direct = solve_crane(&model, &mesh, &path, &settings).unwrap();
+    let work = direct.continuation.as_ref().unwrap();
+    // (directly: the rope's own stiffness on the coarse and on the fine mesh)
+    assert_eq!(work.stiffnesses, vec![model.ea; 2]);
+    let mut soft = model;
+    soft.ea = model.ea / 100.0;
+    let start = solve_inverse_started(
+        &soft,
+        &mesh,
+        &crate::inverse::trajectory::Planar(&path),
+        &settings,
+        Some(rigid_start(&soft, &mesh, &path)),
+    )
+    .unwrap();
+    let mut work = fem::Continuation::default();
+    let run = fem::solve_continued(
+        &model,
+        &mesh,
+        &path,
+        &settings,
+        Some(start),
+        true,
+        &mut work,
+    )
+    .unwrap();
+    assert_eq!(work.stiffnesses, vec![soft.ea, soft.ea * 10.0, model.ea]);
+    let (a, b) = (&direct.solution, &run.solution);
+    let peak = a
+        .actuation
+        .iter()
+        .map(|f| dot(*f, *f).sqrt())
+        .fold(0.0, f64::max);
+    let (mut dx, mut df) = (0.0f64, 0.0f64);
+    for j in 0..a.t.len() {
+        let (xa, xb) = (a.x_at(0, j), b.x_at(0, j));
+        for c in 0..3 {
+            dx = dx.max((xa[c] - xb[c]).abs());
+            df = df.max((a.actuation[j][c] - b.actuation[j][c]).abs());
+        }
+    }
+    println!(
+        "continuation {:?} ({} iterations) against direct: |Δx| {:.1e} of L, |ΔF| {:.1e} of the peak",
+        work.stiffnesses,
+        work.iterations,
+        dx / model.length,
+        df / peak
+    );
+    assert!(
+        dx <= 1e-9 * model.length && df <= 1e-8 * peak,
+        "{dx:e} {df:e}"
+    );
+}

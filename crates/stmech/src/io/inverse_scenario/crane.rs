@@ -159,7 +159,7 @@ pub struct CraneScenario {
     pub mesh_auto: bool,
     /// The payload path (checked).
     pub trajectory: Box<dyn TipTrajectory>,
-    /// Newton settings (`tolerance` relative, [`crane::newton_tolerance`]).
+    /// Newton settings (`tolerance` relative, [`crate::solve::newton::NewtonParams`]).
     pub newton: NewtonSettings,
     /// Draw PNG plots.
     pub plots: bool,
