@@ -22,6 +22,7 @@ use stmech::inverse::{
 };
 use stmech::io::inverse_scenario::InverseScenario;
 use stmech::io::output::OutputDir;
+use stmech_app::inverse::NOT_VERIFIED;
 
 /// One row of the table.
 struct Row {
@@ -41,12 +42,11 @@ struct Row {
 impl Row {
     /// Whether the method produced an actuation (failed rows have no results to print).
     fn solved(&self) -> bool {
-        self.status == "ok" || self.status == GOAL_NOT_REACHED
+        self.status == "ok" || self.status == GOAL_NOT_REACHED || self.status == NOT_VERIFIED
     }
 
-    /// Replays the actuation in the forward model; a result off its path becomes
-    /// `goal-not-reached`.
-    fn verify(mut self, s: &InverseScenario) -> Self {
+    /// Replays the actuation in the forward model ([`Self::with_verification`]).
+    fn verify(self, s: &InverseScenario) -> Self {
         if self.status != "ok" {
             return self;
         }
@@ -57,13 +57,76 @@ impl Row {
             .zip(self.actuation.iter().copied())
             .collect();
         let v = verify(s, &samples);
+        self.with_verification(v)
+    }
+
+    /// Records the closed-loop verification `v`: a result off its path becomes
+    /// `goal-not-reached`; one whose replay's Newton did not converge while the tip was within
+    /// the tolerance `not-verified` (neither confirmed nor refuted, as `stmech run` says,
+    /// exit 6: [`Verification::status`]).
+    fn with_verification(mut self, v: Verification) -> Self {
         if let Some(msg) = v.failure() {
-            self.status = GOAL_NOT_REACHED.into();
+            self.status = v.status().into();
             self.note = format!("{msg} ({})", self.note);
         }
         self.verification = Some(v);
         self
     }
+}
+
+/// The outcome of a compare from the rows of the methods stmech offers: `"failed"` if none
+/// solved; `goal-not-reached` if one failed or strays from its path; else `not-verified` if
+/// the replay of one could not be done; else `"ok"`.
+fn outcome(offered: &[&Row]) -> &'static str {
+    let n_unsolved = offered.iter().filter(|r| !r.solved()).count();
+    let n_short = offered
+        .iter()
+        .filter(|r| r.status == GOAL_NOT_REACHED)
+        .count();
+    if n_unsolved == offered.len() {
+        "failed"
+    } else if n_unsolved + n_short > 0 {
+        GOAL_NOT_REACHED
+    } else if offered.iter().any(|r| r.status == NOT_VERIFIED) {
+        NOT_VERIFIED
+    } else {
+        "ok"
+    }
+}
+
+/// The exit of a compare with outcome `outcome` ([`outcome`]) of the rows `offered`.
+fn exit(outcome: &str, offered: &[&Row]) -> Result<(), Failure> {
+    let names = |pick: &dyn Fn(&Row) -> bool| {
+        offered
+            .iter()
+            .filter(|r| pick(r))
+            .map(|r| r.method.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    if outcome == NOT_VERIFIED {
+        return Err(Failure::new(
+            Failure::NOT_VERIFIED,
+            anyhow::anyhow!(
+                "not every result is verified: the closed-loop replay of [{}] failed with the \
+                 tip within its tolerance, so their actuation is neither confirmed nor refuted \
+                 (the rows of compare.csv and summary.json give the replay's error; results are \
+                 written). Remedy: a finer mesh often makes the replay solvable; or switch the \
+                 check off with verify.closed_loop = false",
+                names(&|r| r.status == NOT_VERIFIED)
+            ),
+        ));
+    }
+    Failure::of_compare(
+        outcome,
+        [
+            names(&|_| true),
+            names(&|r| !r.solved()),
+            names(&|r| r.status == GOAL_NOT_REACHED),
+        ],
+        "actuation",
+        "tip",
+    )
 }
 
 /// First and last time where `|F|` exceeds `rel` × its peak.
@@ -377,18 +440,7 @@ pub fn run(
     // exit code: the two inverse methods stmech offers (`method =`) decide; the sequential
     // baseline is shown for comparison and fails on most problems by design ([I] Sect. 2)
     let offered: Vec<&Row> = rows.iter().filter(|r| r.method != "sequential").collect();
-    let n_unsolved = offered.iter().filter(|r| !r.solved()).count();
-    let n_short = offered
-        .iter()
-        .filter(|r| r.status == GOAL_NOT_REACHED)
-        .count();
-    let outcome = if n_unsolved == offered.len() {
-        "failed"
-    } else if n_unsolved + n_short > 0 {
-        GOAL_NOT_REACHED
-    } else {
-        "ok"
-    };
+    let outcome = outcome(&offered);
     crate::study::write(
         staging,
         crate::study::StudyOutput {
@@ -414,22 +466,65 @@ pub fn run(
             }),
         },
     )?;
-    let names = |pick: &dyn Fn(&Row) -> bool| {
-        offered
-            .iter()
-            .filter(|r| pick(r))
-            .map(|r| r.method.as_str())
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
-    Failure::of_compare(
-        outcome,
-        [
-            names(&|_| true),
-            names(&|r| !r.solved()),
-            names(&|r| r.status == GOAL_NOT_REACHED),
-        ],
-        "actuation",
-        "tip",
-    )
+    exit(outcome, &offered)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use stmech::inverse::closed_loop::TrackingTolerance;
+
+    fn row(method: &str) -> Row {
+        Row {
+            method: method.into(),
+            status: "ok".into(),
+            seconds: 0.1,
+            grid: "12 x 72".into(),
+            t: vec![0.0, 1.0],
+            actuation: vec![[0.0; 3], [1.0, 0.0, 0.0]],
+            servo: Some([0.0; 2]),
+            verification: None,
+            note: String::new(),
+        }
+    }
+
+    /// Issue 29: a method whose closed-loop replay's Newton diverges with the tip within its
+    /// tolerance is `not-verified` (exit 6), as in `stmech run`, not `goal-not-reached`.
+    #[test]
+    fn a_replay_that_diverges_within_tolerance_is_not_verified() {
+        let tol = TrackingTolerance {
+            position_m: 0.05,
+            angle_rad: 0.05,
+        };
+        let diverged = Verification::Unverified(
+            "the forward beam's Newton did not converge at t = 2.5 s (tip within 1e-4 m)".into(),
+            tol,
+        );
+        let fem = row("space-time").with_verification(diverged);
+        assert_eq!(fem.status, NOT_VERIFIED);
+        assert!(
+            fem.solved() && fem.note.contains("not verified"),
+            "{}",
+            fem.note
+        );
+        let chars = row("characteristics");
+        assert_eq!(outcome(&[&fem, &chars]), NOT_VERIFIED);
+        let err = exit(NOT_VERIFIED, &[&fem, &chars]).unwrap_err();
+        assert_eq!(err.code, Failure::NOT_VERIFIED);
+        assert!(
+            err.error.to_string().contains("[space-time]"),
+            "{}",
+            err.error
+        );
+        // a result off its path outweighs one that is not verified
+        let off = row("characteristics")
+            .with_verification(Verification::Failed("the tip strays".into(), tol));
+        assert_eq!(off.status, GOAL_NOT_REACHED);
+        assert_eq!(outcome(&[&fem, &off]), GOAL_NOT_REACHED);
+        assert_eq!(
+            exit(GOAL_NOT_REACHED, &[&fem, &off]).unwrap_err().code,
+            Failure::GOAL_NOT_REACHED
+        );
+        assert_eq!(outcome(&[&row("space-time"), &chars]), "ok");
+    }
 }

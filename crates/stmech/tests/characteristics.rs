@@ -706,7 +706,7 @@ fn sequential_study() {
                 .map(|&h| {
                     let mut st = SequentialSettings::new(n, h);
                     st.mass = MassMatrix::Lumped;
-                    st.tolerance = 1e-12;
+                    st.newton.tolerance = 1e-12;
                     let run = solve_sequential(&axial, 0.0, 6.0, tr, &st).unwrap();
                     if run.completed() {
                         run.peak_actuation()

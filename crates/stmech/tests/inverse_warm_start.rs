@@ -1,6 +1,6 @@
 //! Newton start of the space-time FEM for the inverse problem (issue 14): from the method of
 //! characteristics on the quarter mesh (the default of `solve_with`) or on the same mesh, from a
-//! coarser FEM solution (nested iteration), and the fall-back to the rest start. The converged actuation must be
+//! coarser FEM solution (nested iteration), and the fall-back to the rigid beam (issue 29). The converged actuation must be
 //! the one started from rest, to the Newton tolerance; only the iteration count may differ.
 
 use stmech::beam::section::ConstitutiveLaw;
@@ -106,7 +106,7 @@ fn nested_iteration_from_a_coarser_mesh() {
 }
 
 #[test]
-fn falls_back_to_rest_where_the_characteristics_cannot_march() {
+fn falls_back_to_the_rigid_beam_where_the_characteristics_cannot_march() {
     // the tip moves at once: the characteristics need it at rest for L/c_min after the start
     let (beam, mesh, _) = example(16);
     let tr = RestToRestArc {
@@ -119,7 +119,19 @@ fn falls_back_to_rest_where_the_characteristics_cannot_march() {
     let newton = NewtonSettings::default();
     let rest = solve_inverse(&beam, &mesh, &tr, &newton).unwrap();
     let sol = solve_space_time(&beam, &mesh, &tr, &newton).unwrap();
-    assert_eq!(sol.newton.start, NewtonStart::Rest);
-    assert_eq!(sol.actuation, rest.actuation);
-    assert_eq!(sol.newton.iterations, rest.newton.iterations);
+    println!(
+        "rest {:?}; rigid beam {:?}",
+        rest.newton.residuals, sol.newton.residuals
+    );
+    // (issue 29: the beam moved rigidly with the tip is the start after the characteristics;
+    // from rest only where Newton fails from it)
+    assert_eq!(sol.newton.start, NewtonStart::RigidBeam);
+    let peak = rest
+        .actuation
+        .iter()
+        .flatten()
+        .fold(0.0f64, |m, x| m.max(x.abs()));
+    let d = max_diff(&sol, &rest);
+    println!("max |ΔF| = {d:.2e} (peak {peak:.3})");
+    assert!(d < 1e-8 * peak.max(1.0), "{d:e}");
 }

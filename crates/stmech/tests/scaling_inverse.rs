@@ -1,7 +1,8 @@
 //! Trust at any scale (issue 29): the planar beam inverse problem by the space-time FEM, the
 //! same physical problem (a) in SI, (b) in millimetres, grams and milliseconds, (c) translated
 //! by 10⁶ m and rotated, and (d) with a steel section (EA ≈ 2e9 N, 16 elements), each with the
-//! default Newton settings (relative tolerance 1e-10, 30 iterations).
+//! default Newton settings (relative tolerance 1e-10, 30 iterations). (e) (time blocks) does
+//! not apply: the space-time FEM solves the whole domain as one Newton system.
 //!
 //! Units (b): length 1 mm = 1e-3 m, mass 1 g = 1e-3 kg, time 1 ms = 1e-3 s, so force
 //! 1 g·mm/ms² = 1e-3 · 1e-3 / 1e-6 N = 1 N, moment 1 N·mm = 1e-3 N·m. Converted:
@@ -15,7 +16,8 @@
 use stmech::beam::section::{ConstitutiveLaw, SectionProperties};
 use stmech::inverse::trajectory::TipTrajectory;
 use stmech::inverse::{
-    BeamModel, NewtonSettings, RestToRestArc, SpaceTimeMesh, SpaceTimeSolution, solve_space_time,
+    BeamModel, InverseMethod, NewtonSettings, RestToRestArc, SpaceTimeMesh, SpaceTimeSolution,
+    solve_space_time,
 };
 
 /// `inner` in other units and coordinates: positions `origin + R(rot) (l p)`, angles `θ + rot`,
@@ -89,7 +91,7 @@ fn solve(c: &Case) -> SpaceTimeSolution {
     };
     let sol = solve_space_time(&beam, &mesh, &tr, &NewtonSettings::default())
         .unwrap_or_else(|e| panic!("{}: {e}", c.name));
-    let peak = peak(&sol.actuation);
+    let peak = peak_of(&sol);
     println!(
         "| {:<28} | {:>3} | {:>5} | {:>9.2e} | {:>12.6e} |",
         c.name, sol.newton.iterations, sol.newton.at_floor, sol.newton.residual_floor, peak
@@ -97,8 +99,9 @@ fn solve(c: &Case) -> SpaceTimeSolution {
     sol
 }
 
-fn peak(a: &[[f64; 3]]) -> f64 {
-    a.iter()
+fn peak_of(sol: &SpaceTimeSolution) -> f64 {
+    sol.actuation
+        .iter()
         .flat_map(|f| [f[0].hypot(f[1]), f[2].abs()])
         .fold(0.0f64, f64::max)
 }
@@ -149,7 +152,7 @@ fn beam_inverse_fem_is_invariant_under_units_and_origin() {
         ns,
         nt,
     });
-    let scale = peak(&si.actuation);
+    let scale = peak_of(&si);
     let (s, c) = rot.sin_cos();
     let mut d_mm = 0.0f64;
     let mut d_far = 0.0f64;
@@ -183,32 +186,193 @@ fn beam_inverse_fem_is_invariant_under_units_and_origin() {
     );
 }
 
-/// Not yet solved (issue 29, case (d)): with the default settings Newton stalls at a relative
-/// residual of 0.999 for 30 iterations (from the characteristics' start and from rest alike);
-/// the steel arm turned by 90° about its base in 2 s needs a globalisation the line search does
-/// not give it yet.
-#[test]
-#[ignore = "issue 29 case (d): the steel section does not converge yet"]
-fn beam_inverse_fem_converges_for_a_steel_section() {
-    // a steel tube: A = 1e-2 m², I = 1e-5 m⁴, E = 2.1e11 Pa, G A_s = 8.1e10 · 5/6 · A, ρ = 7850
-    let steel = SectionProperties {
+/// The steel tube of case (d): `A = 1e-2 m²`, `I = 1e-5 m⁴`, `E = 2.1e11 Pa`,
+/// `G A_s = 8.1e10 · 5/6 · A`, `ρ = 7850 kg/m³`.
+fn steel() -> SectionProperties {
+    SectionProperties {
         rho_a: 7850.0 * 1e-2,
         rho_i: 7850.0 * 1e-5,
         ea: 2.1e11 * 1e-2,
         ga: 8.1e10 * 1e-2 * 5.0 / 6.0,
         ei: 2.1e11 * 1e-5,
-    };
+    }
+}
+
+/// The actuation of the rigid arm of length `L` turned about its base (the origin) by the
+/// angle `φ(t)` of the tip's arc: with `e = (cos φ, sin φ)`, `e⊥ = (−sin φ, cos φ)` the force
+/// on the beam is the rate of its momentum, `F = ∫₀ᴸ ρA s (φ̈ e⊥ − φ̇² e) ds
+/// = ρA L²/2 (φ̈ e⊥ − φ̇² e)`, and the moment about the base (which does not move) the rate of
+/// its angular momentum, `M = (ρA L³/3 + ρI L) φ̈`.
+fn rigid_actuation(sec: &SectionProperties, l: f64, tr: &RestToRestArc, t: f64) -> [f64; 3] {
+    let (phi, w, al) = (tr.pose(t)[2], tr.velocity(t)[2], tr.acceleration(t)[2]);
+    let (s, c) = phi.sin_cos();
+    let k = 0.5 * sec.rho_a * l * l;
+    [
+        k * (-al * s - w * w * c),
+        k * (al * c - w * w * s),
+        (sec.rho_a * l.powi(3) / 3.0 + sec.rho_i * l) * al,
+    ]
+}
+
+/// Case (d), issue 29: the steel tube (EA = 2.1e9 N) on 16 × 96 elements converges with the
+/// default settings. From rest it did not (relative residual 0.7–1.0 for 30 iterations: the
+/// first correction linearises the rotation, which stretches the stiff beam by `O(φ²)`, and
+/// the iterates carry axial forces of 1e7–1e17 N against inertial forces of 1e2 N), and the
+/// characteristics' march on the coarse mesh fails too: `solve_space_time` now starts from the
+/// beam moved rigidly with the tip ([`stmech::inverse::rigid_start`], 3 iterations).
+///
+/// That the solution is right, on meshes of 16 space elements and 96 to 3072 time elements
+/// (the rigid motion is linear in `s`: 16 × 96 and 64 × 96 give the same actuation to four
+/// digits, the time step decides):
+/// * it converges at order 2: the differences between the actuations of successive meshes
+///   (at the common time nodes) fall by 4 (self-convergence, no reference needed), and so
+///   does the tip's distance from `γ` at the time nodes (the servo rows are the `L²`
+///   projection of `γ`, `[I]` Eq. 34, not its interpolant);
+/// * its limit is the rigid arm ([`rigid_actuation`]) up to the elastic deformation of the
+///   steel tube: the bending moment at the base is at most `M = (ρA L³/3 + ρI L) max |φ̈|`,
+///   so the tip and the base differ in angle by at most `δ = L M / EI` (4.5e-5 here), which
+///   turns and shifts the actuation by about `δ` of its peak. Measured: `|F − F_rigid|` is
+///   0.71 of the peak at 96 time elements, 7.2e-4 at 384, then 1.9e-4, 5.3e-5, 2.0e-5,
+///   approaching a limit `≈ 1e-5` from the rigid arm, inside `δ`; the successive differences
+///   fall by 3.99–4.00 (5.1e-4, 1.3e-4, 3.2e-5 of the peak).
+///
+/// The large error on the coarse time meshes is the chord of the rotation: positions linear in
+/// `t` shorten the rotating arm by `Δφ²/8` between time nodes, which the nodes compensate by
+/// strains whose error, times `EA`, is not small against the inertial forces until `Δφ` is.
+/// (The closed-loop replay through the forward beam model would need
+/// `Δt = L/(8 n_s c_max) ≈ 1.5 µs`, 4e6 steps: not a test.)
+#[test]
+fn beam_inverse_fem_converges_for_a_steel_section() {
+    let tol = NewtonSettings::default().newton.tolerance;
+    let tr = RestToRestArc::example_3_2();
+    let sec = steel();
     println!("| case | iterations | at_floor | floor | peak actuation |");
-    let sol = solve(&Case {
-        name: "(d) steel EA 2.1e9 N, 16 el.",
-        section: steel,
-        l: 1.0,
-        tau: 1.0,
-        origin: [0.0; 2],
-        rot: 0.0,
-        ns: 16,
-        nt: 96,
-    });
-    let last = sol.newton.residuals.last().copied().unwrap_or(f64::NAN);
-    assert!(last <= NewtonSettings::default().newton.tolerance);
+    let mut sols: Vec<SpaceTimeSolution> = Vec::new();
+    let mut to_rigid = Vec::new();
+    let mut tip = Vec::new();
+    for nt in [96usize, 384, 768, 1536, 3072] {
+        let sol = solve(&Case {
+            name: "(d) steel EA 2.1e9 N, 16 el.",
+            section: sec,
+            l: 1.0,
+            tau: 1.0,
+            origin: [0.0; 2],
+            rot: 0.0,
+            ns: 16,
+            nt,
+        });
+        // converged, or stopped at the round-off floor and reported so (from 384 time
+        // elements on the residual rows are at their floor after 2–4 iterations; at 384 the
+        // driver's safety net stops where the coordinates no longer change, at 1.4e-9 of the
+        // scale; the convergence below is the proof of the result)
+        let last = sol.newton.residuals.last().copied().unwrap_or(f64::NAN);
+        assert!(
+            last <= tol || sol.newton.at_floor,
+            "{:?}",
+            sol.newton.residuals
+        );
+        let (mut d_f, mut peak, mut d_tip) = (0.0f64, 0.0f64, 0.0f64);
+        for (j, &t) in sol.t.iter().enumerate() {
+            let f = rigid_actuation(&sec, 1.0, &tr, t);
+            for (a, f) in sol.actuation[j].iter().zip(f) {
+                d_f = d_f.max((a - f).abs());
+                peak = peak.max(f.abs());
+            }
+            let (x, g) = (sol.tip(j), tr.pose(t));
+            d_tip = d_tip.max((0..3).fold(0.0f64, |m, c| m.max((x[c] - g[c]).abs())));
+        }
+        println!(
+            "16 × {nt}: start {}, |F − F_rigid| / peak {:.3e}, tip |x(L) − γ| {:.3e}",
+            sol.newton.start.name(),
+            d_f / peak,
+            d_tip
+        );
+        to_rigid.push(d_f / peak);
+        tip.push(d_tip);
+        sols.push(sol);
+    }
+    let peak = peak_of(&sols[0]);
+    // self-convergence: max |F_h − F_{h/2}| at the common time nodes, from 384 on
+    let diffs: Vec<f64> = sols[1..]
+        .windows(2)
+        .map(|w| {
+            (0..w[0].t.len())
+                .flat_map(|j| (0..3).map(move |c| (j, c)))
+                .fold(0.0f64, |m, (j, c)| {
+                    m.max((w[0].actuation[j][c] - w[1].actuation[2 * j][c]).abs())
+                })
+                / peak
+        })
+        .collect();
+    println!("successive differences / peak: {diffs:?}");
+    for w in diffs.windows(2) {
+        let order = (w[0] / w[1]).log2();
+        println!("observed order {order:.3}");
+        assert!((1.9..2.1).contains(&order), "{diffs:?}");
+    }
+    for w in tip[1..].windows(2) {
+        let order = (w[0] / w[1]).log2();
+        assert!((1.9..2.1).contains(&order), "{tip:?}");
+    }
+    // the limit is the rigid arm up to the elastic deformation δ = L M / EI (doc above), and
+    // the finest mesh is within its own discretisation error (the last difference / 3 at
+    // order 2) of the limit
+    let phi_dd = sols[4]
+        .t
+        .iter()
+        .fold(0.0f64, |m, &t| m.max(tr.acceleration(t)[2].abs()));
+    let delta = (sec.rho_a / 3.0 + sec.rho_i) * phi_dd / sec.ei;
+    let bound = delta + diffs[2] / 3.0;
+    println!(
+        "|F − F_rigid| / peak at 3072: {:.3e} ≤ δ + Δ/3 = {delta:.2e} + {:.2e}",
+        to_rigid[4],
+        diffs[2] / 3.0
+    );
+    assert!(to_rigid[4] <= bound, "{to_rigid:?}");
+    assert!(to_rigid.windows(2).all(|w| w[1] < w[0]), "{to_rigid:?}");
+}
+
+/// Issue 29, "every mesh the mesh checks allow solves", for stiff sections: a slender steel-like
+/// tube (`ρA = 78.5 kg/m`, `ρI = 0.0785 kg·m`, `GA = 0.32 EA`, `EI = 1e-3 EA`) with `EA` from
+/// 1e5 N to 2.1e9 N, both laws, on 4, 16 and 48 space elements with 6 and 24 time elements per
+/// space element (every mesh the sideways condition allows): all converge with the default
+/// settings (measured: 2–6 iterations; from the characteristics or, where they fail, from the
+/// rigid beam). Open (reported in `docs/verification.md`): the same slender, heavy section
+/// with `EA = 1e2–1e4 N` (`EI = 0.1–10 N·m²`, first bending frequency about the manoeuvre's
+/// own) fails on most meshes, the log law with an element compressed to zero length.
+#[test]
+fn beam_inverse_fem_solves_stiff_slender_sections_on_every_allowed_mesh() {
+    let tr = RestToRestArc::example_3_2();
+    let mut solved = 0;
+    for law in [ConstitutiveLaw::Quadratic, ConstitutiveLaw::Log] {
+        for ea in [1e5, 1e7, 2.1e9] {
+            for ns in [4usize, 16, 48] {
+                for nt in [6 * ns, 24 * ns] {
+                    let mut beam = BeamModel::example_3_2(law);
+                    beam.section = SectionProperties {
+                        rho_a: 78.5,
+                        rho_i: 0.0785,
+                        ea,
+                        ga: 0.32 * ea,
+                        ei: 1e-3 * ea,
+                    };
+                    let mesh = SpaceTimeMesh {
+                        t_start: 0.0,
+                        t_end: 6.0,
+                        elements_s: ns,
+                        elements_t: nt,
+                    };
+                    if InverseMethod::SpaceTime.check(&beam, &mesh, &tr).is_err() {
+                        continue;
+                    }
+                    let sol = solve_space_time(&beam, &mesh, &tr, &NewtonSettings::default())
+                        .unwrap_or_else(|e| panic!("{law:?} EA {ea:e} {ns} × {nt}: {e}"));
+                    let last = sol.newton.residuals.last().copied().unwrap_or(f64::NAN);
+                    assert!(last <= 1e-10 || sol.newton.at_floor, "{:?}", sol.newton);
+                    solved += 1;
+                }
+            }
+        }
+    }
+    assert_eq!(solved, 36);
 }

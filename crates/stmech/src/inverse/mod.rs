@@ -40,7 +40,7 @@ pub mod trajectory;
 pub use characteristics_solver::{
     CharacteristicsSettings, CharacteristicsSolution, solve_characteristics,
 };
-pub use methods::{InverseMethod, MethodRun, solve_space_time, solve_with};
+pub use methods::{InverseMethod, MethodRun, rigid_start, solve_space_time, solve_with};
 pub use solver::{
     BeamModel, InverseError, LinearSolverKind, NewtonSettings, NewtonStart, SpaceTimeMesh,
     SpaceTimeSolution, TipLaw, solve_forward, solve_forward_body, solve_inverse,

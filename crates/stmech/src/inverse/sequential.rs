@@ -42,7 +42,12 @@ use super::solver::{BeamModel, InverseError, TipLaw};
 use super::trajectory::TipTrajectory;
 use crate::beam::element::{BeamElement, ElementMatrix};
 use crate::beam::model::BeamModel as ForwardModel;
-use crate::error::InputError;
+use crate::error::{InputError, SolveError};
+use crate::solve::newton::assembled::ROUND_OFF_CORRECTION;
+use crate::solve::newton::{
+    DriverBuffers, MAX_TOLERANCE, MIN_TOLERANCE, Measures, NewtonError, NewtonParams,
+    NewtonProblem, NewtonReport, Refactorization, drive,
+};
 use std::time::Instant;
 
 /// Mass matrix of the semi-discrete model.
@@ -83,23 +88,21 @@ pub struct SequentialSettings {
     pub mass: MassMatrix,
     /// Time scheme.
     pub scheme: Bdf,
-    /// Newton stops when the force residual (N) and the tip-pose residual are below
-    /// `tolerance`, or the correction is below `10⁻³ tolerance · (1 + |value|)`.
-    pub tolerance: f64,
-    /// Newton iteration limit per step.
-    pub max_iterations: usize,
+    /// Newton's tolerance (relative to the magnitudes of the terms of every equation group)
+    /// and iteration limit per step: the one driver of stmech ([`crate::solve::newton`]).
+    pub newton: NewtonParams,
 }
 
 impl SequentialSettings {
-    /// Consistent mass, BDF2, Newton tolerance 1e-10 and 25 iterations.
+    /// Consistent mass, BDF2, the default Newton parameters (relative tolerance 1e-10,
+    /// 30 iterations).
     pub fn new(elements: usize, step: f64) -> Self {
         Self {
             elements,
             step,
             mass: MassMatrix::Consistent,
             scheme: Bdf::Bdf2,
-            tolerance: 1e-10,
-            max_iterations: 25,
+            newton: NewtonParams::default(),
         }
     }
 }
@@ -169,18 +172,26 @@ pub(crate) trait SemiDiscrete<const N: usize> {
     /// The known part of the step from the histories (`qh[k − 1]`, `vh[k − 1]`: `q`, `v` at
     /// `t_{n+1−k}`), for the scheme `alpha` and the step `h`.
     fn begin_step(&mut self, alpha: &[f64], h: f64, qh: &[Vec<f64>], vh: &[Vec<f64>]);
-    /// At `q`: `rhs[..n] = −h² (inertia + f_int)` (without the actuation) and the block
-    /// `∂(h² (inertia + f_int))/∂q` of the iteration matrix into `jac[i m + j]`, `i, j < n`
-    /// (`jac` is zero on entry, row length `m`).
+    /// At `q`: `rhs[..n] = −h² (inertia + f_int)` (without the actuation), the magnitudes of
+    /// its terms into `mag[..n]` (`Σ_t |t_i|` over the inertia entries `M_ij h² a_j` or the
+    /// inertia of each quadrature point, every element's internal force and the loads,
+    /// each times `h²`; `mag` is zero on entry) and the block `∂(h² (inertia + f_int))/∂q` of
+    /// the iteration matrix into `jac[i m + j]`, `i, j < n` (`jac` is zero on entry, row
+    /// length `m`).
+    #[allow(clippy::too_many_arguments)]
     fn evaluate(
         &mut self,
         alpha0: f64,
         h: f64,
         q: &[f64],
         rhs: &mut [f64],
+        mag: &mut [f64],
         jac: &mut [f64],
         m: usize,
     ) -> Result<(), ElementError>;
+    /// Whether component `c` of a node is a rotation (its rows and unknowns form their own
+    /// equation groups: other units).
+    fn rotation(&self, c: usize) -> bool;
     /// How an element failure of [`Self::evaluate`] reads in [`SequentialFailure::reason`].
     fn describe(&self, e: &ElementError) -> String {
         e.to_string()
@@ -193,10 +204,14 @@ struct Semi {
     n: usize,
     mass: Vec<f64>,
     tip: usize,
-    /// Scratch: internal force, tangent and the history term of the step.
+    /// Scratch: internal force, the magnitudes of its element terms, tangent and the history
+    /// term of the step.
     fi: Vec<f64>,
+    fi_mag: Vec<f64>,
     k: Vec<f64>,
     hist_term: Vec<f64>,
+    /// `q_n`, the positions at the start of the step.
+    q_before: Vec<f64>,
 }
 
 impl Semi {
@@ -233,16 +248,19 @@ impl Semi {
             mass,
             tip,
             fi: vec![0.0; n],
+            fi_mag: vec![0.0; n],
             k: vec![0.0; n * n],
             hist_term: vec![0.0; n],
+            q_before: vec![0.0; n],
         })
     }
 
     /// Internal force and tangent (dense, row-major) into the scratch buffers.
     fn internal(&mut self, q: &[f64]) -> Result<(), ElementError> {
         let n = self.n;
-        let (f, k) = (&mut self.fi, &mut self.k);
+        let (f, fm, k) = (&mut self.fi, &mut self.fi_mag, &mut self.k);
         f.fill(0.0);
+        fm.fill(0.0);
         k.fill(0.0);
         let mut fe = [0.0; 9];
         let mut ke: ElementMatrix = [[0.0; 9]; 9];
@@ -263,6 +281,7 @@ impl Semi {
                 })?;
             for a in 0..6 {
                 f[off + a] += fe[a];
+                fm[off + a] += fe[a].abs();
                 for b in 0..6 {
                     k[(off + a) * n + off + b] += ke[a][b];
                 }
@@ -277,6 +296,10 @@ impl SemiDiscrete<3> for Semi {
         self.n
     }
 
+    fn rotation(&self, c: usize) -> bool {
+        c == 2
+    }
+
     fn tip(&self) -> usize {
         3 * self.tip
     }
@@ -285,35 +308,45 @@ impl SemiDiscrete<3> for Semi {
         self.model.x_ref.clone()
     }
 
-    /// `M (α₀ Σ α_k q_{n+1−k} + h Σ α_k v_{n+1−k})`: the known part of `h² M a`.
+    /// `Σ α_k (α₀ (q_{n+1−k} − q_n) + h v_{n+1−k})`: the known part of `h² a`, with `q_n`
+    /// subtracted (`Σ α_k = 0`): `h² a = α₀² (q − q_n) + hist`, a sum of differences of
+    /// nearby positions, exactly 0 at rest and independent of the origin.
     fn begin_step(&mut self, alpha: &[f64], h: f64, qh: &[Vec<f64>], vh: &[Vec<f64>]) {
+        self.q_before.copy_from_slice(&qh[0]);
         for i in 0..self.n {
             let mut s = 0.0;
             for kk in 1..alpha.len() {
-                s += alpha[kk] * (alpha[0] * qh[kk - 1][i] + h * vh[kk - 1][i]);
+                let dq = qh[kk - 1][i] - qh[0][i];
+                s += alpha[kk] * (alpha[0] * dq + h * vh[kk - 1][i]);
             }
             self.hist_term[i] = s;
         }
     }
 
-    /// `−(M (α₀² q + hist) + h² f_int)` and `α₀² M + h² K`.
+    /// `−(M (α₀² (q − q_n) + hist) + h² f_int)` and `α₀² M + h² K`; the terms are the inertia
+    /// entries `M_ij h² a_j` and the elements' internal forces.
     fn evaluate(
         &mut self,
         alpha0: f64,
         h: f64,
         q: &[f64],
         rhs: &mut [f64],
+        mag: &mut [f64],
         jac: &mut [f64],
         m: usize,
     ) -> Result<(), ElementError> {
         self.internal(q)?;
         let n = self.n;
         for i in 0..n {
-            let mut ma = 0.0;
+            let (mut ma, mut mm) = (0.0, 0.0);
             for j in 0..n {
-                ma += self.mass[i * n + j] * (alpha0 * alpha0 * q[j] + self.hist_term[j]);
+                let dq = q[j] - self.q_before[j];
+                let t = self.mass[i * n + j] * (alpha0 * alpha0 * dq + self.hist_term[j]);
+                ma += t;
+                mm += t.abs();
             }
             rhs[i] = -(ma + h * h * self.fi[i]);
+            mag[i] = mm + h * h * self.fi_mag[i];
         }
         for i in 0..n {
             for j in 0..n {
@@ -384,12 +417,14 @@ pub(crate) fn check_settings(s: &SequentialSettings) -> Result<(), InverseError>
             format!("must be finite and > 0, got {}", s.step),
         );
     }
-    if !(s.tolerance.is_finite() && s.tolerance > 0.0) || s.max_iterations == 0 {
+    let tol = s.newton.tolerance;
+    if !(MIN_TOLERANCE..=MAX_TOLERANCE).contains(&tol) || s.newton.max_iterations == 0 {
         return bad(
-            "sequential.tolerance",
+            "sequential.newton",
             format!(
-                "tolerance must be > 0 and max_iterations ≥ 1, got {} and {}",
-                s.tolerance, s.max_iterations
+                "the relative tolerance must be between {MIN_TOLERANCE:e} and \
+                 {MAX_TOLERANCE:e} and max_iterations ≥ 1, got {tol:e} and {}",
+                s.newton.max_iterations
             ),
         );
     }
@@ -415,8 +450,8 @@ pub(crate) fn rest_condition<const N: usize, S: SemiDiscrete<N>>(
     let q0 = semi.rest();
     let hist = alpha.len() - 1;
     semi.begin_step(alpha, h, &vec![q0.clone(); hist], &vec![vec![0.0; n]; hist]);
-    let (mut rhs, mut j) = (vec![0.0; m], vec![0.0; m * m]);
-    semi.evaluate(alpha[0], h, &q0, &mut rhs, &mut j, m)
+    let (mut rhs, mut mag, mut j) = (vec![0.0; m], vec![0.0; m], vec![0.0; m * m]);
+    semi.evaluate(alpha[0], h, &q0, &mut rhs, &mut mag, &mut j, m)
         .map_err(|source| InverseError::Element {
             iteration: 0,
             source,
@@ -446,10 +481,153 @@ pub(crate) struct Integration<const N: usize> {
     pub failure: Option<SequentialFailure>,
 }
 
+/// Equation groups of a step ([`crate::solve::newton::measure`]): the momentum rows of the
+/// translations and of the rotations (`h²` times a force or a moment), the servo rows of the
+/// tip's position and of its rotation; the unknowns `q` and `F` are grouped alike (by kind).
+const STEP_GROUPS: usize = 4;
+
+/// One step of the sequential integration as the Newton driver sees it: unknowns
+/// `x = (q_{n+1}, F_{n+1})`, residual `r = (h² (inertia + f_int − E₀ F), q_tip − γ(t_{n+1}))`
+/// with the magnitudes of its terms (the servo rows': the change of `q_tip` and of `γ` over
+/// the step, `|q_tip − q_tip,n| + |γ(t_{n+1}) − q_tip,n|`, independent of the origin), the
+/// iteration matrix `[[α₀² M + h² K, −h² E₀], [S_tip, 0]]` solved densely.
+struct Step<'s, const N: usize, S: SemiDiscrete<N>> {
+    semi: &'s mut S,
+    n: usize,
+    tip: usize,
+    alpha0: f64,
+    h: f64,
+    /// `γ(t_{n+1})` and the tip at `t_n`.
+    target: [f64; N],
+    tip_before: [f64; N],
+    /// The group of every row and unknown.
+    groups: &'s [u8],
+    /// `−r`, the magnitudes, the floor basis, the iteration matrix and its factorised copy.
+    rhs: Vec<f64>,
+    r: Vec<f64>,
+    mag: Vec<f64>,
+    phi: Vec<f64>,
+    jac: Vec<f64>,
+    lu: Vec<f64>,
+    /// Corrections solved for, and the largest change of a nodal unknown in the last one.
+    solves: usize,
+    last_dq: f64,
+}
+
+impl<const N: usize, S: SemiDiscrete<N>> NewtonProblem for Step<'_, N, S> {
+    type Error = ElementError;
+
+    fn evaluate(
+        &mut self,
+        x: &[f64],
+        jacobian: bool,
+        out: &mut Measures,
+        rep: &mut NewtonReport,
+    ) -> Result<(), ElementError> {
+        let t = Instant::now();
+        let (n, m, h2) = (self.n, self.n + N, self.h * self.h);
+        let (q, f) = x.split_at(n);
+        self.jac.fill(0.0);
+        self.mag.fill(0.0);
+        let res = self.semi.evaluate(
+            self.alpha0,
+            self.h,
+            q,
+            &mut self.rhs,
+            &mut self.mag,
+            &mut self.jac,
+            m,
+        );
+        if res.is_ok() {
+            for c in 0..N {
+                self.rhs[c] += h2 * f[c];
+                self.mag[c] += (h2 * f[c]).abs();
+                let (qt, before) = (q[self.tip + c], self.tip_before[c]);
+                self.rhs[n + c] = -(qt - self.target[c]);
+                self.mag[n + c] = (qt - before).abs() + (self.target[c] - before).abs();
+            }
+            for (r, &v) in self.r.iter_mut().zip(&self.rhs) {
+                *r = -v;
+            }
+            if jacobian {
+                couple::<N>(n, self.tip, self.h, &mut self.jac);
+                self.floor_basis(x);
+            }
+        }
+        rep.assembly_seconds += t.elapsed().as_secs_f64();
+        res?;
+        out.from_rows(
+            STEP_GROUPS,
+            self.groups,
+            &self.r,
+            &self.mag,
+            Some(&self.phi),
+        );
+        Ok(())
+    }
+
+    fn correction(&mut self, dx: &mut [f64], rep: &mut NewtonReport) -> Result<(), SolveError> {
+        let t = Instant::now();
+        self.lu.copy_from_slice(&self.jac);
+        dx.copy_from_slice(&self.r);
+        self.solves += 1;
+        let ok = dense_solve(&mut self.lu, self.n + N, dx);
+        rep.factorizations += 1;
+        rep.factorization_seconds += t.elapsed().as_secs_f64();
+        if !ok {
+            return Err(SolveError::Factorization(format!(
+                "Newton iteration {}: the iteration matrix is singular or the correction is \
+                 not finite",
+                self.solves
+            )));
+        }
+        self.last_dq = dx[..self.n].iter().fold(0.0f64, |a, v| a.max(v.abs()));
+        Ok(())
+    }
+
+    fn unknown_groups(&self) -> &[u8] {
+        self.groups
+    }
+
+    /// The correction of the positions and of the rotations (not of `F`) at `16 ε` of their
+    /// largest value.
+    fn correction_at_round_off(&self, x: &[f64], dx: &[f64]) -> bool {
+        let (mut xm, mut dm) = ([0.0f64; 2], [0.0f64; 2]);
+        for ((&g, &a), &d) in self.groups.iter().zip(x).zip(dx).take(self.n) {
+            let g = g as usize;
+            xm[g] = xm[g].max(a.abs());
+            dm[g] = dm[g].max(d.abs());
+        }
+        let tol = ROUND_OFF_CORRECTION * f64::EPSILON;
+        (0..2).all(|g| dm[g] <= tol * xm[g])
+    }
+}
+
+impl<const N: usize, S: SemiDiscrete<N>> Step<'_, N, S> {
+    /// The floor basis `φ_i = Σ_j |J_ij| X_g(j)`, `X_g` the largest `|x_j|` of the unknowns of
+    /// group `g` (as [`crate::solve::newton::assembled::group_floor`] for a dense matrix).
+    fn floor_basis(&mut self, x: &[f64]) {
+        let m = self.n + N;
+        let mut xg = [0.0f64; STEP_GROUPS];
+        for (&g, &v) in self.groups.iter().zip(x) {
+            xg[g as usize] = xg[g as usize].max(v.abs());
+        }
+        for (i, p) in self.phi.iter_mut().enumerate() {
+            let row = &self.jac[i * m..(i + 1) * m];
+            *p = row
+                .iter()
+                .zip(self.groups)
+                .map(|(a, &g)| a.abs() * xg[g as usize])
+                .sum();
+        }
+    }
+}
+
 /// The sequential integration of `semi` on `[t_start, t_end]` (module docs) from rest with the
 /// actuation `f0`, the tip node held at `target(t)`: steps of `settings.step`, the last one
-/// shortened to land on `t_end`; a breakdown (Newton failure, non-finite values, singular
-/// matrix) ends it with the results up to that step.
+/// shortened to land on `t_end`, each solved by the Newton driver of stmech
+/// ([`crate::solve::newton::drive`], `settings.newton`); a breakdown (Newton failure,
+/// non-finite values, singular matrix) ends it with the results up to that step.
 pub(crate) fn integrate<const N: usize, S: SemiDiscrete<N>>(
     semi: &mut S,
     t_start: f64,
@@ -474,121 +652,99 @@ pub(crate) fn integrate<const N: usize, S: SemiDiscrete<N>>(
         failure: None,
     };
     let steps = ((t_end - t_start) / settings.step * (1.0 - 1e-12)).ceil() as usize;
-    let mut q = q0;
-    let mut fa = f0;
-    let mut jac = vec![0.0; m * m];
-    let mut rhs = vec![0.0; m];
+    // rows and unknowns: (q, F), grouped by kind and unit
+    let groups: Vec<u8> = (0..m)
+        .map(|i| {
+            let (servo, c) = if i < n { (0, i % N) } else { (2, i - n) };
+            servo + u8::from(semi.rotation(c))
+        })
+        .collect();
+    let mut x: Vec<f64> = q0.iter().copied().chain(f0).collect();
+    let mut buf = DriverBuffers::default();
+    let (mut rhs, mut r, mut mag, mut phi) =
+        (vec![0.0; m], vec![0.0; m], vec![0.0; m], vec![0.0; m]);
+    let (mut jac, mut lu) = (vec![0.0; m * m], vec![0.0; m * m]);
     let mut t = t_start;
-    let mut last_dq = 0.0f64;
-    'steps: for step in 1..=steps {
+    for step in 1..=steps {
         let t1 = (t_start + step as f64 * settings.step).min(t_end);
         let h = t1 - t;
-        let g = target(t1);
         semi.begin_step(alpha, h, &qh, &vh);
-        let mut converged = false;
-        for it in 0..=settings.max_iterations {
-            jac.fill(0.0);
-            if let Err(e) = semi.evaluate(alpha[0], h, &q, &mut rhs, &mut jac, m) {
-                run.failure = Some(SequentialFailure {
-                    step,
-                    time: t1,
-                    reason: format!(
-                        "Newton iteration {it}: {} (last correction of the nodal \
-                         unknowns {last_dq:.1e})",
-                        semi.describe(&e)
-                    ),
-                });
-                break 'steps;
+        let mut prob = Step {
+            semi: &mut *semi,
+            n,
+            tip,
+            alpha0: alpha[0],
+            h,
+            target: target(t1),
+            tip_before: std::array::from_fn(|c| x[tip + c]),
+            groups: &groups,
+            rhs: std::mem::take(&mut rhs),
+            r: std::mem::take(&mut r),
+            mag: std::mem::take(&mut mag),
+            phi: std::mem::take(&mut phi),
+            jac: std::mem::take(&mut jac),
+            lu: std::mem::take(&mut lu),
+            solves: 0,
+            last_dq: 0.0,
+        };
+        let res = drive(
+            &mut prob,
+            &mut x,
+            &settings.newton,
+            Refactorization::EveryIteration,
+            &mut buf,
+        );
+        let failure = match res {
+            Ok(rep) => {
+                run.iterations.push(rep.iterations);
+                None
             }
-            let mut r_force = 0.0f64;
-            let mut r_tip = 0.0f64;
-            for c in 0..N {
-                rhs[c] += h * h * fa[c];
-                rhs[n + c] = -(q[tip + c] - g[c]);
-                r_tip = r_tip.max(rhs[n + c].abs());
+            Err(NewtonError::Eval { iteration, source }) => Some(format!(
+                "Newton iteration {iteration}: {} (last correction of the nodal unknowns \
+                 {:.1e})",
+                prob.semi.describe(&source),
+                prob.last_dq
+            )),
+            Err(NewtonError::NonFinite { iteration }) => {
+                Some(format!("Newton iteration {iteration}: non-finite values"))
             }
-            for r in &rhs[..n] {
-                r_force = r_force.max(r.abs() / (h * h));
-            }
-            // converged on the residual: forces (N) and tip pose
-            if r_force <= settings.tolerance && r_tip <= settings.tolerance {
-                run.iterations.push(it);
-                converged = true;
-                break;
-            }
-            if it == settings.max_iterations {
-                break;
-            }
-            couple::<N>(n, tip, h, &mut jac);
-            if !dense_solve(&mut jac, m, &mut rhs) {
-                run.failure = Some(SequentialFailure {
-                    step,
-                    time: t1,
-                    reason: format!(
-                        "Newton iteration {}: the iteration matrix is singular or the \
-                         correction is not finite",
-                        it + 1
-                    ),
-                });
-                break 'steps;
-            }
-            let (mut dq, mut qs, mut df, mut fs) = (0.0f64, 0.0f64, 0.0f64, 0.0f64);
-            for i in 0..n {
-                q[i] += rhs[i];
-                dq = dq.max(rhs[i].abs());
-                qs = qs.max(q[i].abs());
-            }
-            last_dq = dq;
-            for c in 0..N {
-                fa[c] += rhs[n + c];
-                df = df.max(rhs[n + c].abs());
-                fs = fs.max(fa[c].abs());
-            }
-            if !(qs.is_finite() && fs.is_finite()) {
-                run.failure = Some(SequentialFailure {
-                    step,
-                    time: t1,
-                    reason: format!("Newton iteration {}: non-finite values", it + 1),
-                });
-                break 'steps;
-            }
-            // or on the correction (round-off floor of the residual)
-            if dq <= settings.tolerance * 1e-3 * (1.0 + qs)
-                && df <= settings.tolerance * 1e-3 * (1.0 + fs)
-            {
-                run.iterations.push(it + 1);
-                converged = true;
-                break;
-            }
-        }
-        if !converged {
+            Err(NewtonError::Linear(e)) => Some(match e {
+                SolveError::Factorization(msg) => msg,
+                e => e.to_string(),
+            }),
+            Err(NewtonError::Diverged(f)) => Some(format!(
+                "Newton did not converge in {} iterations (relative residual {:.3e} > \
+                 tolerance {:.1e}; round-off floor {:.1e})",
+                f.iterations, f.residual, f.tolerance, f.floor
+            )),
+        };
+        (rhs, r, mag, phi, jac, lu) = (prob.rhs, prob.r, prob.mag, prob.phi, prob.jac, prob.lu);
+        if let Some(reason) = failure {
             run.failure = Some(SequentialFailure {
                 step,
                 time: t1,
-                reason: format!(
-                    "Newton did not converge in {} iterations",
-                    settings.max_iterations
-                ),
+                reason,
             });
             break;
         }
-        // new velocity, shift histories
+        let q = &x[..n];
+        // new velocity (from differences to q_n: exactly 0 at rest), shift histories
         let v1: Vec<f64> = (0..n)
             .map(|i| {
-                let mut s = alpha[0] * q[i];
+                let mut s = alpha[0] * (q[i] - qh[0][i]);
                 for kk in 1..=hist {
-                    s += alpha[kk] * qh[kk - 1][i];
+                    s += alpha[kk] * (qh[kk - 1][i] - qh[0][i]);
                 }
                 s / h
             })
             .collect();
         qh.rotate_right(1);
         vh.rotate_right(1);
-        qh[0].copy_from_slice(&q);
+        qh[0].copy_from_slice(q);
         vh[0] = v1;
         t = t1;
         run.t.push(t1);
-        run.actuation.push(fa);
+        run.actuation.push(std::array::from_fn(|c| x[n + c]));
         run.base.push(std::array::from_fn(|c| q[c]));
     }
     run

@@ -350,6 +350,10 @@ pub enum NewtonStart {
     /// The crane's solution on the coarsened mesh, itself started from the rigid rope.
     #[serde(rename = "coarse mesh")]
     Nested,
+    /// The planar beam moved rigidly with the tip
+    /// ([`rigid_start`](super::methods::rigid_start)): the limit of a stiff beam.
+    #[serde(rename = "rigid beam")]
+    RigidBeam,
 }
 
 impl NewtonStart {
@@ -361,6 +365,7 @@ impl NewtonStart {
             Self::Given => "given solution",
             Self::Rigid => "rigid rope",
             Self::Nested => "coarse mesh (from the rigid rope)",
+            Self::RigidBeam => "rigid beam (moved with the tip)",
         }
     }
 }

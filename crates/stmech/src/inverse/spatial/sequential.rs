@@ -58,9 +58,12 @@ pub(crate) struct BodySemi<B: InverseBody<N>, const N: usize> {
     hs: f64,
     /// Quadrature in `s` of the inertia: `(ξ, weight / h_s)`.
     inertia_rule: [(f64, f64); 2],
-    /// `Σ_{k≥1} α_k q_{n+1−k}` and `Σ_{k≥1} α_k v_{n+1−k}` of the step.
+    /// `Σ_{k≥1} α_k (q_{n+1−k} − q_n)` and `Σ_{k≥1} α_k v_{n+1−k}` of the step, and `q_n`
+    /// (`Σ α_k = 0`: `h v = α₀ (q − q_n) + hist_q`, differences of nearby values, exactly 0
+    /// at rest and independent of the origin).
     hist_q: Vec<f64>,
     hist_v: Vec<f64>,
+    q_before: Vec<f64>,
 }
 
 impl<B: InverseBody<N>, const N: usize> BodySemi<B, N> {
@@ -81,19 +84,23 @@ impl<B: InverseBody<N>, const N: usize> BodySemi<B, N> {
             inertia_rule,
             hist_q: vec![0.0; n],
             hist_v: vec![0.0; n],
+            q_before: vec![0.0; n],
         }
     }
 
     /// `(x, v, a)` of the unknowns `i .. i + N` at `q` (`v`, `a` the BDF differences).
     fn node(&self, alpha0: f64, h: f64, q: &[f64], i: usize) -> [[f64; N]; 3] {
         let x: [f64; N] = std::array::from_fn(|c| q[i + c]);
-        let v: [f64; N] = std::array::from_fn(|c| (alpha0 * x[c] + self.hist_q[i + c]) / h);
+        let v: [f64; N] = std::array::from_fn(|c| {
+            (alpha0 * (x[c] - self.q_before[i + c]) + self.hist_q[i + c]) / h
+        });
         let a: [f64; N] = std::array::from_fn(|c| (alpha0 * v[c] + self.hist_v[i + c]) / h);
         [x, v, a]
     }
 
-    /// Adds the inertia `h² w (A_diag a + ip.f)` to `rhs` (negated) on the rows `rows`
-    /// weighted by `wr`, and its derivative to `jac` on the columns `cols` weighted by `wc`.
+    /// Adds the inertia `h² w (A_diag a + ip.f)` to `rhs` (negated) and its magnitude to
+    /// `mag` on the rows `rows` weighted by `wr`, and its derivative to `jac` on the columns
+    /// `cols` weighted by `wc`.
     #[allow(clippy::too_many_arguments)]
     fn add_inertia(
         &self,
@@ -103,12 +110,14 @@ impl<B: InverseBody<N>, const N: usize> BodySemi<B, N> {
         ip: &InertiaPoint<N>,
         rows: &[(usize, f64)],
         cols: &[(usize, f64)],
-        (rhs, jac, m): (&mut [f64], &mut [f64], usize),
+        (rhs, mag, jac, m): (&mut [f64], &mut [f64], &mut [f64], usize),
     ) {
         let h2 = h * h;
         for &(ra, wa) in rows {
             for c in 0..N {
-                rhs[ra + c] -= wa * h2 * (a_diag[c] * acc[c] + ip.f[c]);
+                let t = wa * h2 * (a_diag[c] * acc[c] + ip.f[c]);
+                rhs[ra + c] -= t;
+                mag[ra + c] += t.abs();
             }
             for &(cb, wb) in cols {
                 let w = wa * wb;
@@ -145,15 +154,20 @@ impl<B: InverseBody<N>, const N: usize> SemiDiscrete<N> for BodySemi<B, N> {
     }
 
     fn begin_step(&mut self, alpha: &[f64], _h: f64, qh: &[Vec<f64>], vh: &[Vec<f64>]) {
+        self.q_before.copy_from_slice(&qh[0]);
         for i in 0..self.hist_q.len() {
             let (mut sq, mut sv) = (0.0, 0.0);
             for k in 1..alpha.len() {
-                sq += alpha[k] * qh[k - 1][i];
+                sq += alpha[k] * (qh[k - 1][i] - qh[0][i]);
                 sv += alpha[k] * vh[k - 1][i];
             }
             self.hist_q[i] = sq;
             self.hist_v[i] = sv;
         }
+    }
+
+    fn rotation(&self, c: usize) -> bool {
+        <B::Law as PointLaw<N>>::X_ENTERS[c]
     }
 
     fn evaluate(
@@ -162,6 +176,7 @@ impl<B: InverseBody<N>, const N: usize> SemiDiscrete<N> for BodySemi<B, N> {
         h: f64,
         q: &[f64],
         rhs: &mut [f64],
+        mag: &mut [f64],
         jac: &mut [f64],
         m: usize,
     ) -> Result<(), ElementError> {
@@ -187,7 +202,15 @@ impl<B: InverseBody<N>, const N: usize> SemiDiscrete<N> for BodySemi<B, N> {
                 };
                 let rows = [(o[0], w * hs * sh[0]), (o[1], w * hs * sh[1])];
                 let cols = [(o[0], sh[0]), (o[1], sh[1])];
-                self.add_inertia((alpha0, h), &a_in, &a, &ip, &rows, &cols, (rhs, jac, m));
+                self.add_inertia(
+                    (alpha0, h),
+                    &a_in,
+                    &a,
+                    &ip,
+                    &rows,
+                    &cols,
+                    (rhs, mag, jac, m),
+                );
             }
             // stiffness: one point, f_a = ±g_p + ½ h_s g_x
             let x: [f64; N] = std::array::from_fn(|c| 0.5 * (q[o[0] + c] + q[o[1] + c]));
@@ -197,8 +220,9 @@ impl<B: InverseBody<N>, const N: usize> SemiDiscrete<N> for BodySemi<B, N> {
             for a in 0..2 {
                 let (sa, na) = (sgn[a] / hs, 0.5);
                 for c in 0..N {
-                    let f = sgn[a] * sp.gp[c] + 0.5 * hs * sp.gx[c] - 0.5 * hs * load[c];
-                    rhs[o[a] + c] -= h2 * f;
+                    let (fi, fl) = (sgn[a] * sp.gp[c] + 0.5 * hs * sp.gx[c], 0.5 * hs * load[c]);
+                    rhs[o[a] + c] -= h2 * (fi - fl);
+                    mag[o[a] + c] += h2 * (fi.abs() + fl.abs());
                     let row = (o[a] + c) * m;
                     for b in 0..2 {
                         let (sb, nb) = (sgn[b] / hs, 0.5);
@@ -217,15 +241,24 @@ impl<B: InverseBody<N>, const N: usize> SemiDiscrete<N> for BodySemi<B, N> {
         let one = [(tip, 1.0)];
         if let Some(mt) = self.body.tip_mass() {
             let ip = InertiaPoint::ZERO;
-            self.add_inertia((alpha0, h), &mt, &a, &ip, &one, &one, (rhs, jac, m));
+            self.add_inertia((alpha0, h), &mt, &a, &ip, &one, &one, (rhs, mag, jac, m));
         }
         if B::NONLINEAR_TIP {
             let ip = self.body.tip_point(&x, &v, &a, true);
-            self.add_inertia((alpha0, h), &[0.0; N], &a, &ip, &one, &one, (rhs, jac, m));
+            self.add_inertia(
+                (alpha0, h),
+                &[0.0; N],
+                &a,
+                &ip,
+                &one,
+                &one,
+                (rhs, mag, jac, m),
+            );
         }
         let tl = self.body.tip_load();
         for c in 0..N {
             rhs[tip + c] += h2 * tl[c];
+            mag[tip + c] += (h2 * tl[c]).abs();
         }
         Ok(())
     }
@@ -392,7 +425,9 @@ mod tests {
                 .map(|i| wobble(i, 0.0) + 0.02 * (i as f64).sin())
                 .collect();
             let (mut r, mut j) = (vec![0.0; m], vec![0.0; m * m]);
-            semi.evaluate(alpha[0], h, &q, &mut r, &mut j, m).unwrap();
+            let mut mag = vec![0.0; m];
+            semi.evaluate(alpha[0], h, &q, &mut r, &mut mag, &mut j, m)
+                .unwrap();
             let eps = 1e-6;
             let (mut worst, mut scale) = (0.0f64, 0.0f64);
             for col in 0..n {
@@ -400,10 +435,10 @@ mod tests {
                 qp[col] += eps;
                 qm[col] -= eps;
                 let (mut rp, mut rm, mut jj) = (vec![0.0; m], vec![0.0; m], vec![0.0; m * m]);
-                semi.evaluate(alpha[0], h, &qp, &mut rp, &mut jj, m)
+                semi.evaluate(alpha[0], h, &qp, &mut rp, &mut mag, &mut jj, m)
                     .unwrap();
                 jj.fill(0.0);
-                semi.evaluate(alpha[0], h, &qm, &mut rm, &mut jj, m)
+                semi.evaluate(alpha[0], h, &qm, &mut rm, &mut mag, &mut jj, m)
                     .unwrap();
                 for row in 0..n {
                     // rhs = −residual
