@@ -69,6 +69,24 @@ fn legendre(n: usize, x: f64) -> (f64, f64) {
     (p1, d)
 }
 
+/// Quadrature sub-intervals of the element `[ta, tb]`, split at the load `breakpoints` (sorted)
+/// so that piecewise-smooth loads are integrated exactly, as `(τ_start, τ_end)` in reference
+/// coordinates. Breakpoints closer than `1e-12` (relative) to an existing split are ignored.
+pub fn split_at_breakpoints(breakpoints: &[f64], ta: f64, tb: f64, out: &mut Vec<(f64, f64)>) {
+    out.clear();
+    let mut prev = 0.0;
+    for &t in breakpoints {
+        if t > ta && t < tb {
+            let tau = (t - ta) / (tb - ta);
+            if tau - prev > 1e-12 && 1.0 - tau > 1e-12 {
+                out.push((prev, tau));
+                prev = tau;
+            }
+        }
+    }
+    out.push((prev, 1.0));
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -66,24 +66,7 @@ pub enum RotationIncrement {
     Additive,
 }
 
-/// Energies and momenta of a state.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct BeamDiagnostics {
-    /// Time (s).
-    pub t: f64,
-    /// Kinetic energy `½ vᵀ M v` (J).
-    pub kinetic: f64,
-    /// Strain energy `Π` (J).
-    pub strain: f64,
-    /// `kinetic + strain` (J).
-    pub total: f64,
-    /// Work done by the external loads since the start (J), midpoint rule.
-    pub external_work: f64,
-    /// Linear momentum (kg·m/s).
-    pub momentum: [f64; 2],
-    /// Angular momentum about the origin (kg·m²/s).
-    pub angular_momentum: f64,
-}
+pub use super::integrator::BeamDiagnostics;
 
 /// The energy-momentum time stepper.
 #[derive(Debug)]

@@ -3,9 +3,27 @@
 //! space-time slabs ([`super::space_time::SpaceTimeSolver`]). Callers that only observe the
 //! state (the CLI, studies, tests) take a `&mut dyn BeamIntegrator`.
 
-use super::dynamics::BeamDiagnostics;
 use crate::error::SolveError;
 use crate::solve::newton::NewtonReport;
+
+/// Energies and momenta of a state.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BeamDiagnostics {
+    /// Time (s).
+    pub t: f64,
+    /// Kinetic energy `½ vᵀ M v` (J).
+    pub kinetic: f64,
+    /// Strain energy `Π` (J).
+    pub strain: f64,
+    /// `kinetic + strain` (J).
+    pub total: f64,
+    /// Work done by the external loads since the start (J), midpoint rule.
+    pub external_work: f64,
+    /// Linear momentum (kg·m/s).
+    pub momentum: [f64; 2],
+    /// Angular momentum about the origin (kg·m²/s).
+    pub angular_momentum: f64,
+}
 
 /// Newton in both integrators ([`crate::solve::newton::Refactorization::Chord`]) reuses the
 /// factorised iteration matrix (a chord step: one residual pass and a back substitution) while

@@ -20,8 +20,8 @@
 //! verification tool, not a user method. `M` is factorised once (banded LU).
 
 use super::assembly::BeamAssembler;
-use super::dynamics::BeamDiagnostics;
 use super::element::{BeamElement, MAX_DOFS};
+use super::integrator::BeamDiagnostics;
 use super::integrator::BeamIntegrator;
 use super::model::BeamModel;
 use crate::error::SolveError;

@@ -43,8 +43,8 @@
 //! (midpoint) rule. Linear momentum is conserved exactly (`Σ_a f_r,a = 0` at every point).
 
 use super::assembly::{BeamAssembler, ElementPass};
-use super::dynamics::BeamDiagnostics;
 use super::element::{BeamElement, MAX_DOFS};
+use super::integrator::BeamDiagnostics;
 use super::integrator::{BeamIntegrator, CHORD_CONTRACTION, VelocityHistory};
 use super::model::BeamModel;
 use super::newton::{BeamNewton, BeamProblem, BeamResidual, column_scales, group_max};

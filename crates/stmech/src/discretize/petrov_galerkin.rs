@@ -327,7 +327,7 @@ impl<'s, S: ConstrainedSystem + ?Sized> PetrovGalerkinBlock<'s, S> {
 
     /// Quadrature sub-intervals of `[ta, tb]` split at load breakpoints (reference coordinates).
     fn sub_intervals(&self, ta: f64, tb: f64, out: &mut Vec<(f64, f64)>) {
-        super::space_time::split_at_breakpoints(&self.breakpoints, ta, tb, out);
+        crate::basis::quadrature::split_at_breakpoints(&self.breakpoints, ta, tb, out);
     }
 
     /// Assembles the residual `r` at the unknowns `x` of the block starting at `t0` from the

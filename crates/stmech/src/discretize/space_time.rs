@@ -210,7 +210,7 @@ impl<'s, S: ConstrainedSystem + ?Sized> SpaceTimeBlock<'s, S> {
 
     /// Quadrature sub-intervals of element `[ta, tb]`, split at load breakpoints.
     fn sub_intervals(&self, ta: f64, tb: f64, out: &mut Vec<(f64, f64)>) {
-        split_at_breakpoints(&self.breakpoints, ta, tb, out);
+        crate::basis::quadrature::split_at_breakpoints(&self.breakpoints, ta, tb, out);
     }
 
     /// Assembles the residual `r` (length = unknowns) at the nodal state `nodal` on the block
@@ -384,20 +384,4 @@ impl<'s, S: ConstrainedSystem + ?Sized> SpaceTimeBlock<'s, S> {
     }
 }
 
-/// Quadrature sub-intervals of the element `[ta, tb]`, split at the load `breakpoints` (sorted)
-/// so that piecewise-smooth loads are integrated exactly, as `(τ_start, τ_end)` in reference
-/// coordinates. Breakpoints closer than `1e-12` (relative) to an existing split are ignored.
-pub fn split_at_breakpoints(breakpoints: &[f64], ta: f64, tb: f64, out: &mut Vec<(f64, f64)>) {
-    out.clear();
-    let mut prev = 0.0;
-    for &t in breakpoints {
-        if t > ta && t < tb {
-            let tau = (t - ta) / (tb - ta);
-            if tau - prev > 1e-12 && 1.0 - tau > 1e-12 {
-                out.push((prev, tau));
-                prev = tau;
-            }
-        }
-    }
-    out.push((prev, 1.0));
-}
+pub use crate::basis::quadrature::split_at_breakpoints;

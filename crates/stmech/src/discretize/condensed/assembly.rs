@@ -73,7 +73,7 @@ impl<'s, S: ConstrainedSystem + ?Sized> CondensedElement<'s, S> {
             self.sys.k_pattern().len()
         };
         let ng = self.sys.g_pattern().len();
-        crate::discretize::space_time::split_at_breakpoints(
+        crate::basis::quadrature::split_at_breakpoints(
             &self.breakpoints,
             t0,
             t0 + h,
