@@ -10,7 +10,6 @@ mod console;
 
 mod beam_run;
 mod compare;
-mod compare_crane;
 mod conditioning;
 mod convergence;
 mod crane_run;
@@ -185,36 +184,6 @@ impl Failure {
         Self {
             code,
             error: error.into(),
-        }
-    }
-
-    /// The exit of a `compare` from its outcome (`"ok"`, `"failed"`: every method failed, else
-    /// some did not reach the goal), with the methods' names: `all` of them, the `failed` ones and
-    /// those `off` their path in the closed loop; `product` names what was not computed
-    /// ("actuation", "suspension motion") and `subject` what strays ("tip", "payload").
-    fn of_compare(
-        outcome: &str,
-        [all, failed, off]: [String; 3],
-        product: &str,
-        subject: &str,
-    ) -> Result<(), Failure> {
-        match outcome {
-            "ok" => Ok(()),
-            "failed" => Err(Failure::new(
-                Failure::SOLVER,
-                anyhow::anyhow!(
-                    "every inverse method failed ({all}); no {product} was computed (the rows of \
-                     compare.csv give each error)"
-                ),
-            )),
-            _ => Err(Failure::new(
-                Failure::GOAL_NOT_REACHED,
-                anyhow::anyhow!(
-                    "not every inverse method reached its goal: failed: [{failed}], {subject} off \
-                     its path in the closed loop: [{off}] (the rows of compare.csv and summary.json \
-                     give the numbers; results are written)"
-                ),
-            )),
         }
     }
 }

@@ -2,12 +2,13 @@
 //! space-time FEM and the method of characteristics on the scenario's mesh, each replayed in
 //! the forward rope model (closed loop, `[verify]` of the scenario). Writes `compare.csv`,
 //! `summary.json` and `compare.png` (suspension motion against time per method), like the
-//! beam's [`crate::compare`], whose CSV quoting it uses.
+//! beam's [`super::beam`]; the verdict is [`super`]'s.
 //!
 //! Difference column: the largest distance between the two methods' suspension motions at the
 //! time nodes (and of their forces). The beam's third row, the sequential baseline of `[I]`
 //! Sect. 2, has no string counterpart in stmech; the output says so.
 
+use super::{Verdict, Wording, exit, method_note, norm, outcome};
 use crate::Failure;
 use crate::console::csv_field;
 use crate::plots::Series;
@@ -18,9 +19,7 @@ use stmech::inverse::InverseMethod;
 use stmech::inverse::crane::{self, CraneSolution, CraneTracking};
 use stmech::io::inverse_scenario::crane::CraneScenario;
 use stmech::io::output::OutputDir;
-use stmech_app::crane::{
-    GOAL_NOT_REACHED, NOT_VERIFIED, replay_failure, rigid_difference, tracking_json,
-};
+use stmech_app::crane::{GOAL_NOT_REACHED, replay_failure, rigid_difference, tracking_json};
 
 /// Why there is no sequential row.
 const NO_SEQUENTIAL: &str = "the sequential baseline ([I] Sect. 2) of the beam's compare has no \
@@ -36,9 +35,25 @@ struct Row {
     note: String,
 }
 
-fn norm(a: [f64; 3]) -> f64 {
-    (a[0] * a[0] + a[1] * a[1] + a[2] * a[2]).sqrt()
+impl Verdict for Row {
+    fn method(&self) -> &str {
+        self.method.name()
+    }
+    fn status(&self) -> &str {
+        &self.status
+    }
+    fn solved(&self) -> bool {
+        self.solution.is_some()
+    }
 }
+
+/// The crane's words in the verdict's messages.
+const WORDING: Wording = Wording {
+    product: "suspension motion",
+    subject: "payload",
+    remedy: "a finer replay (verify.refine) or a finer mesh often makes the replay solvable; \
+             or switch the check off with verify.closed_loop = false",
+};
 
 fn solve_row(s: &CraneScenario, method: InverseMethod) -> Row {
     let started = Instant::now();
@@ -47,18 +62,11 @@ fn solve_row(s: &CraneScenario, method: InverseMethod) -> Row {
     let seconds = started.elapsed().as_secs_f64();
     match result {
         Ok(sol) => {
-            let note = match &sol.march {
-                Some(m) => format!(
-                    "{} nodes, fixed-point iterations {:.2} per node (max {})",
-                    m.nodes,
-                    m.iterations_total as f64 / m.nodes.max(1) as f64,
-                    m.iterations_max
-                ),
-                None => format!(
-                    "{} Newton iterations, {} unknowns",
-                    sol.solution.newton.iterations, sol.solution.newton.unknowns
-                ),
-            };
+            let note = method_note(
+                sol.march.as_ref(),
+                sol.solution.newton.iterations,
+                sol.solution.newton.unknowns,
+            );
             let tol = s.position_tolerance();
             let mut status = "ok";
             let tracking = s.verify.closed_loop.then(|| {
@@ -104,8 +112,8 @@ fn difference(a: &CraneSolution, b: &CraneSolution) -> (f64, f64) {
         let (xa, xb) = (a.suspension(j), b.suspension(j));
         let (fa, fb) = (a.solution.actuation[j], b.solution.actuation[j]);
         (
-            dx.max(norm([xa[0] - xb[0], xa[1] - xb[1], xa[2] - xb[2]])),
-            df.max(norm([fa[0] - fb[0], fa[1] - fb[1], fa[2] - fb[2]])),
+            dx.max(norm(&[xa[0] - xb[0], xa[1] - xb[1], xa[2] - xb[2]])),
+            df.max(norm(&[fa[0] - fb[0], fa[1] - fb[1], fa[2] - fb[2]])),
         )
     })
 }
@@ -141,8 +149,8 @@ pub fn run(s: &CraneScenario, out: PathBuf, force: bool) -> Result<(), Failure> 
         let peak = |f: &dyn Fn(&CraneSolution, usize) -> f64| {
             sol.map(|x| (0..n).map(|j| f(x, j)).fold(0.0f64, f64::max))
         };
-        let speed = peak(&|x, j| norm(x.suspension_velocity(j)));
-        let force_peak = peak(&|x, j| norm(x.solution.actuation[j]));
+        let speed = peak(&|x, j| norm(&x.suspension_velocity(j)));
+        let force_peak = peak(&|x, j| norm(&x.solution.actuation[j]));
         let rigid = sol.map(|x| rigid_difference(s, x).0);
         let dev = match &row.tracking {
             Some(Ok((r, _))) => Some(r.max_deviation),
@@ -225,18 +233,8 @@ pub fn run(s: &CraneScenario, out: PathBuf, force: bool) -> Result<(), Failure> 
         outln!("wall time space-time / characteristics: {r:.2} (same mesh)");
     }
     outln!("sequential: {NO_SEQUENTIAL}");
-    let n_unsolved = rows.iter().filter(|r| r.solution.is_none()).count();
-    let n_short = rows.iter().filter(|r| r.status == GOAL_NOT_REACHED).count();
-    let n_unverified = rows.iter().filter(|r| r.status == NOT_VERIFIED).count();
-    let outcome = if n_unsolved == rows.len() {
-        "failed"
-    } else if n_unsolved + n_short > 0 {
-        GOAL_NOT_REACHED
-    } else if n_unverified > 0 {
-        NOT_VERIFIED
-    } else {
-        "ok"
-    };
+    let offered: Vec<&dyn Verdict> = rows.iter().map(|r| r as &dyn Verdict).collect();
+    let outcome = outcome(&offered);
     crate::study::write(
         staging,
         crate::study::StudyOutput {
@@ -261,32 +259,5 @@ pub fn run(s: &CraneScenario, out: PathBuf, force: bool) -> Result<(), Failure> 
             }),
         },
     )?;
-    let names = |pick: &dyn Fn(&Row) -> bool| {
-        rows.iter()
-            .filter(|r| pick(r))
-            .map(|r| r.method.name())
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
-    if outcome == NOT_VERIFIED {
-        return Err(Failure::new(
-            Failure::NOT_VERIFIED,
-            anyhow::anyhow!(
-                "not every result is verified: the closed-loop replay of [{}] failed with the \
-                 payload on its path (the suspension motion is neither confirmed nor refuted; \
-                 the rows of compare.csv and summary.json give the errors; results are written)",
-                names(&|r| r.status == NOT_VERIFIED)
-            ),
-        ));
-    }
-    Failure::of_compare(
-        outcome,
-        [
-            names(&|_| true),
-            names(&|r| r.solution.is_none()),
-            names(&|r| r.status == GOAL_NOT_REACHED),
-        ],
-        "suspension motion",
-        "payload",
-    )
+    exit(outcome, &offered, &WORDING)
 }

@@ -1,15 +1,14 @@
-//! `stmech compare [SCENARIO]`: every inverse method on one beam-inverse scenario (crane
-//! scenarios: [`crate::compare_crane`]; default:
-//! the built-in `[I]` Example 3.2). Runs the space-time FEM and the method of characteristics
-//! on the scenario's mesh and the sequential baseline (`[I]` Sect. 2: linear elements in space,
-//! one per space element of the mesh, BDF2 with the time step of the mesh, consistent mass),
-//! and writes one table `compare.csv`, `summary.json` and one overlay plot `compare.png`
-//! (actuation against time per method).
+//! `stmech compare` of a beam-inverse scenario (default: the built-in `[I]` Example 3.2), and
+//! the dispatch of `stmech compare` by scenario kind. Runs the space-time FEM and the method of
+//! characteristics on the scenario's mesh and the sequential baseline (`[I]` Sect. 2: linear
+//! elements in space, one per space element of the mesh, BDF2 with the time step of the mesh,
+//! consistent mass); the overlay plot shows the actuation against time per method.
 //!
 //! Accuracy column: the largest difference of the actuation (all three components, at the
 //! method's time nodes) to the method of characteristics on the mesh refined four times in
 //! `s` and `t` (second order: its own error is about 1/16 of that on the scenario mesh).
 
+use super::{Verdict, Wording, exit, method_note, outcome};
 use crate::Failure;
 use crate::console::csv_field;
 use crate::inverse_run::{GOAL_NOT_REACHED, Verification, servo_residual, verify};
@@ -74,60 +73,25 @@ impl Row {
     }
 }
 
-/// The outcome of a compare from the rows of the methods stmech offers: `"failed"` if none
-/// solved; `goal-not-reached` if one failed or strays from its path; else `not-verified` if
-/// the replay of one could not be done; else `"ok"`.
-fn outcome(offered: &[&Row]) -> &'static str {
-    let n_unsolved = offered.iter().filter(|r| !r.solved()).count();
-    let n_short = offered
-        .iter()
-        .filter(|r| r.status == GOAL_NOT_REACHED)
-        .count();
-    if n_unsolved == offered.len() {
-        "failed"
-    } else if n_unsolved + n_short > 0 {
-        GOAL_NOT_REACHED
-    } else if offered.iter().any(|r| r.status == NOT_VERIFIED) {
-        NOT_VERIFIED
-    } else {
-        "ok"
+impl Verdict for Row {
+    fn method(&self) -> &str {
+        &self.method
+    }
+    fn status(&self) -> &str {
+        &self.status
+    }
+    fn solved(&self) -> bool {
+        Row::solved(self)
     }
 }
 
-/// The exit of a compare with outcome `outcome` ([`outcome`]) of the rows `offered`.
-fn exit(outcome: &str, offered: &[&Row]) -> Result<(), Failure> {
-    let names = |pick: &dyn Fn(&Row) -> bool| {
-        offered
-            .iter()
-            .filter(|r| pick(r))
-            .map(|r| r.method.as_str())
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
-    if outcome == NOT_VERIFIED {
-        return Err(Failure::new(
-            Failure::NOT_VERIFIED,
-            anyhow::anyhow!(
-                "not every result is verified: the closed-loop replay of [{}] failed with the \
-                 tip within its tolerance, so their actuation is neither confirmed nor refuted \
-                 (the rows of compare.csv and summary.json give the replay's error; results are \
-                 written). Remedy: a finer mesh often makes the replay solvable; or switch the \
-                 check off with verify.closed_loop = false",
-                names(&|r| r.status == NOT_VERIFIED)
-            ),
-        ));
-    }
-    Failure::of_compare(
-        outcome,
-        [
-            names(&|_| true),
-            names(&|r| !r.solved()),
-            names(&|r| r.status == GOAL_NOT_REACHED),
-        ],
-        "actuation",
-        "tip",
-    )
-}
+/// The beam's words in the verdict's messages.
+const WORDING: Wording = Wording {
+    product: "actuation",
+    subject: "tip",
+    remedy: "a finer mesh often makes the replay solvable; or switch the check off with \
+             verify.closed_loop = false",
+};
 
 /// First and last time where `|F|` exceeds `rel` × its peak.
 fn activity(t: &[f64], f: &[[f64; 3]], rel: f64) -> (f64, f64) {
@@ -154,16 +118,11 @@ fn field_row(s: &InverseScenario, method: InverseMethod) -> Row {
     let grid = format!("{} x {}", s.mesh.elements_s, s.mesh.elements_t);
     match solve_with(method, &s.beam, &s.mesh, s.trajectory.as_ref(), &s.newton) {
         Ok(run) => {
-            let note = match &run.march {
-                Some(m) => format!(
-                    "{} nodes, fixed-point iterations max {}",
-                    m.nodes, m.iterations_max
-                ),
-                None => format!(
-                    "{} Newton iterations, {} unknowns",
-                    run.solution.newton.iterations, run.solution.newton.unknowns
-                ),
-            };
+            let note = method_note(
+                run.march.as_ref(),
+                run.solution.newton.iterations,
+                run.solution.newton.unknowns,
+            );
             Row {
                 method: method.name().into(),
                 status: "ok".into(),
@@ -253,7 +212,7 @@ pub(crate) fn default_out(scenario: Option<&Path>) -> PathBuf {
 }
 
 /// Runs all methods on `scenario` (a beam-inverse file, a crane file
-/// ([`crate::compare_crane`]), or the built-in demo if `None`).
+/// ([`super::crane`]) or a spatial inverse file ([`super::spatial`]), or the built-in demo if `None`).
 pub fn run(
     scenario: Option<&Path>,
     out: Option<PathBuf>,
@@ -271,7 +230,7 @@ pub fn run(
                 let out = out.unwrap_or_else(|| default_out(scenario));
                 stmech::io::output::refuse_inputs(&out, &[p.to_path_buf()])
                     .map_err(crate::run::output_failure)?;
-                return crate::compare_crane::run(&c, out, force);
+                return super::crane::run(&c, out, force);
             }
             stmech::io::load::AnyScenario::SpatialInverse(c) => {
                 crate::limits::gate(&c.origin, &stmech::resources::estimate_spatial(&c), limit)?;
@@ -280,7 +239,7 @@ pub fn run(
                 inputs.push(p.to_path_buf());
                 stmech::io::output::refuse_inputs(&out, &inputs)
                     .map_err(crate::run::output_failure)?;
-                return crate::spatial_run::compare(&c, out, force);
+                return super::spatial::compare(&c, out, force);
             }
             _ => {
                 return Err(Failure::new(
@@ -439,7 +398,11 @@ pub fn run(
     }
     // exit code: the two inverse methods stmech offers (`method =`) decide; the sequential
     // baseline is shown for comparison and fails on most problems by design ([I] Sect. 2)
-    let offered: Vec<&Row> = rows.iter().filter(|r| r.method != "sequential").collect();
+    let offered: Vec<&dyn Verdict> = rows
+        .iter()
+        .filter(|r| r.method != "sequential")
+        .map(|r| r as &dyn Verdict)
+        .collect();
     let outcome = outcome(&offered);
     crate::study::write(
         staging,
@@ -466,7 +429,7 @@ pub fn run(
             }),
         },
     )?;
-    exit(outcome, &offered)
+    exit(outcome, &offered, &WORDING)
 }
 
 #[cfg(test)]
@@ -503,13 +466,13 @@ mod tests {
         let fem = row("space-time").with_verification(diverged);
         assert_eq!(fem.status, NOT_VERIFIED);
         assert!(
-            fem.solved() && fem.note.contains("not verified"),
+            Row::solved(&fem) && fem.note.contains("not verified"),
             "{}",
             fem.note
         );
         let chars = row("characteristics");
         assert_eq!(outcome(&[&fem, &chars]), NOT_VERIFIED);
-        let err = exit(NOT_VERIFIED, &[&fem, &chars]).unwrap_err();
+        let err = exit(NOT_VERIFIED, &[&fem, &chars], &WORDING).unwrap_err();
         assert_eq!(err.code, Failure::NOT_VERIFIED);
         assert!(
             err.error.to_string().contains("[space-time]"),
@@ -522,7 +485,9 @@ mod tests {
         assert_eq!(off.status, GOAL_NOT_REACHED);
         assert_eq!(outcome(&[&fem, &off]), GOAL_NOT_REACHED);
         assert_eq!(
-            exit(GOAL_NOT_REACHED, &[&fem, &off]).unwrap_err().code,
+            exit(GOAL_NOT_REACHED, &[&fem, &off], &WORDING)
+                .unwrap_err()
+                .code,
             Failure::GOAL_NOT_REACHED
         );
         assert_eq!(outcome(&[&row("space-time"), &chars]), "ok");
