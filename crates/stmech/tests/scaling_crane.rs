@@ -22,7 +22,7 @@
 //! where it is larger (10⁶ m from the origin the positions carry 10⁶ ε ≈ 2e-10 m of
 //! round-off, and the strains computed from them lose six digits). The characteristics' march
 //! has no Newton over the domain; its nodal fixed point stops on the same relative criterion
-//! in any units; the bound for (c) is derived in the test.
+//! in any units and at any origin; the bound is derived in the test.
 
 use stmech::inverse::crane::{self, CraneSolution};
 use stmech::inverse::trajectory::{RestToRestLine, TipTrajectory};
@@ -256,15 +256,16 @@ fn crane_fem_is_invariant_under_units_and_origin() {
     assert!(cx <= tol && cf <= tol, "{cx:e} {cf:e} > {tol:e}");
 }
 
-/// Not yet invariant (issue 29, open): the characteristics' nodal fixed point
-/// (`inverse::characteristics_solver`, shared with the beam) stops on a change below
-/// `tolerance · (1 + |state|)`, `|state|` the largest of the node's positions, velocities and
-/// tangents in their own units: the `1` has a unit, and 10⁶ m from the origin the positions
-/// make the stop 10⁶ times looser. Measured on 16 × 188: (b) 2.7e-9 of L and 2.2e-7 of the
-/// peak force, other fixed-point iteration counts (6.54 against 7.59 per node); (c) 2.5e-7 of
-/// L and 1.2e-5 of the peak force.
+/// The characteristics' nodal fixed point stops on its change family by family relative to
+/// the node's tangent (`|p|_M`, docs/theory.md §8, "The nodal stop"), the same criterion in
+/// any units and at any origin. Bound, derived: a node stops within `τ = 1e-13` plus its
+/// round-off floor `8 ε c_a/c_t` (`c_a/c_t ≤ 88` here: 1.6e-13) of its tangent, a strain
+/// change of that size and a force change `EA (τ + floor)`, carried down `n_s = 16` lines:
+/// `16 · 1e6 N · 2.6e-13 / 407 N = 1.0e-8` of the peak force, the row's 1e-8. Measured: (b)
+/// 5.7e-12, (c) 4.0e-12 of the peak force, the same fixed-point counts (7.56 per node) in
+/// every case. Until issue 29 the stop was `τ (1 + |state|)`: (b) 2.2e-7 and (c) 1.2e-5 of
+/// the peak force, 6.54 / 7.59 / 4.06 iterations per node.
 #[test]
-#[ignore = "issue 29: the characteristics' fixed-point stop is absolute in |state| (measured (b) 2.2e-7, (c) 1.2e-5 of the peak force)"]
 fn crane_characteristics_are_invariant_under_units_and_origin() {
     println!("{HEADER}");
     let [bx, bf, cx, cf, _] = matrix(

@@ -533,6 +533,45 @@ mod tests {
         ));
     }
 
+    /// The march's slack test is relative (issue 29): a tangent stretched by 1e-6 or 1e-9 in an
+    /// oblique direction is taut, with the transverse speed `c_t² = EA (ν − 1)/(ν ρA)` of its
+    /// own strain (to the representation of `p = (1 + strain) t`: `ε/strain` relative, 2e-7
+    /// at 1e-9), not lost to the cancellation in `|p| − 1`; compressed by 1e-9 it is slack.
+    #[test]
+    fn string_slack_test_keeps_small_strains() {
+        let r = StringModel {
+            ea: 4.2e8,
+            rho_a: 16.0,
+            ..rope()
+        };
+        let dir = [0.3, -0.4, -0.866f64];
+        let n = dot(dir, dir).sqrt();
+        for strain in [1e-6, 1e-9] {
+            let p = dir.map(|c| (1.0 + strain) * c / n);
+            let ch = r.characteristics(&State { p, ..State::ZERO }).unwrap();
+            let want = (r.ea * strain / ((1.0 + strain) * r.rho_a)).sqrt();
+            for k in 0..2 {
+                let rel = (ch.speeds[k] - want).abs() / want;
+                assert!(
+                    rel < 1e-6,
+                    "strain {strain:e}: c_t {} against {want}",
+                    ch.speeds[k]
+                );
+            }
+            let f = r.actuation(&State { p, ..State::ZERO });
+            let tension = dot(f, f).sqrt();
+            assert!(
+                (tension - r.ea * strain).abs() < 1e-6 * r.ea * strain,
+                "{tension}"
+            );
+        }
+        let p = dir.map(|c| (1.0 - 1e-9) * c / n);
+        assert!(matches!(
+            r.characteristics(&State { p, ..State::ZERO }),
+            Err(ElementError::Slack { .. })
+        ));
+    }
+
     /// The rest state is the hanging rope: top = the discrete hanging nodes' top, tension
     /// `N(ν(s))` = the weight below, and the tip state at rest continues it at `s = L`.
     #[test]

@@ -53,8 +53,9 @@ pub(super) fn march_line<B: CharacteristicBody<N>, const N: usize>(
             _ => body.extrapolate(prev, &new_line[j - 1], &view.states[j - 1]),
         };
         match march_node(body, view, prev, guess, t_of(j), h, settings) {
-            Ok(NodeResult::Done(q, its, range)) => {
+            Ok(NodeResult::Done(q, its, range, at_floor)) => {
                 report.iterations_total += its;
+                report.nodes_at_floor += usize::from(at_floor);
                 report.iterations_max = report.iterations_max.max(its);
                 report.speed_range = [
                     report.speed_range[0].min(range[0]),
@@ -68,8 +69,8 @@ pub(super) fn march_line<B: CharacteristicBody<N>, const N: usize>(
                 change,
             }) => {
                 let history_text = format!(
-                    "fixed-point iteration at s = {s_new:.4} m, t = {:.4} s: last change \
-                     {change:.2e} after {it} iterations",
+                    "fixed-point iteration at s = {s_new:.4} m, t = {:.4} s: last relative \
+                     change {change:.2e} after {it} iterations",
                     t_of(j)
                 );
                 return Err(InverseError::NewtonFailed {

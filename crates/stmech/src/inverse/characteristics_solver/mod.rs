@@ -86,15 +86,16 @@ pub const RELAXATION: f64 = 0.3;
 /// Settings of the per-node fixed-point iteration.
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
 pub struct CharacteristicsSettings {
-    /// Stop when the largest change of a node's state is below `tolerance · (1 + |state|)`.
+    /// Stop when a node's change, family by family and relative to its tangent, is below
+    /// `tolerance` (dimensionless; `node::relative_change`, docs/theory.md §8, "The nodal
+    /// stop": each family's velocity change over its speed and its tangent change, against
+    /// `|p|_M = √(pᵀ M p)`; the same in any units and at any origin).
     pub tolerance: f64,
     /// Iteration limit per node.
     pub max_iterations: usize,
-    /// Also accept a node once its change is below `stall · (1 + |state|)` and no longer
-    /// decreasing: the round-off floor of the compatibility system (`v` follows from the
-    /// Riemann invariants `v ∓ c p`, so it is known to about `ε c |p|` only, and a fast family
-    /// puts that floor above `tolerance`; the crane's stiff light ropes). `0` (the beam's
-    /// default): never.
+    /// Also accept a node once its relative change (as for `tolerance`) is below `stall` and
+    /// no longer decreasing. `0` (the default): never; the round-off floor of the
+    /// compatibility system is accepted without it (`MarchReport::nodes_at_floor`).
     pub stall: f64,
 }
 
@@ -118,6 +119,10 @@ pub struct MarchReport {
     pub iterations_total: usize,
     /// Largest number of iterations at one node.
     pub iterations_max: usize,
+    /// Nodes accepted at their round-off floor (`tolerance` plus `8 ε c_max/c_min`, the
+    /// velocity round-off of the fastest family seen by the slowest; docs/theory.md §8,
+    /// "The nodal stop") or at the `stall` level, not below `tolerance`.
+    pub nodes_at_floor: usize,
     /// Slowest and fastest characteristic speed met (m/s).
     pub speed_range: [f64; 2],
     /// How far beyond `t_end` the tip data were used (s).

@@ -33,17 +33,13 @@ pub fn speed_ratio(model: &StringModel, mesh: &SpaceTimeMesh, c_min: f64) -> f64
     model.length / mesh.elements_s as f64 / (c_min * mesh.ht())
 }
 
-/// The crane's fixed-point stall level ([`CharacteristicsSettings::stall`]): a node whose
-/// change stops decreasing below `1e-9 (1 + |state|)` is accepted. The axial family is fast
-/// (`c_a = sqrt(EA/ρA)`, up to 7·10⁵ m/s for the stiff light ropes of the rigid-rope limit), so
-/// the velocity from the Riemann invariants carries a round-off of about `ε c_a |p|`: changes
-/// stalled at 4e-12 to 2e-10 m/s against the default tolerance 1e-13 (measured on the
-/// rigid-rope test ropes); `1e-9` relative is far below any discretisation error of interest.
-pub const STALL: f64 = 1e-9;
-
 /// Solves the crane's inverse problem by the method of characteristics (module docs).
-/// `model.payload_start` is taken from the path at `mesh.t_start`; a node stalled at the
-/// round-off floor is accepted ([`STALL`], unless `settings.stall` is larger).
+/// `model.payload_start` is taken from the path at `mesh.t_start`. The axial family is fast
+/// (`c_a = sqrt(EA/ρA)`, up to 7·10⁵ m/s for the stiff light ropes of the rigid-rope limit), so
+/// the velocity from the Riemann invariants carries a round-off of about `ε c_a |p|`: the
+/// march's nodal stop accepts that floor, `8 ε c_a/c_t` relative, by itself
+/// ([`crate::inverse::characteristics_solver::MarchReport::nodes_at_floor`]; until issue 29 the crane set a stall level
+/// of `1e-9 (1 + |state|)` for it).
 pub fn solve_crane_characteristics(
     model: &StringModel,
     mesh: &SpaceTimeMesh,
@@ -53,12 +49,8 @@ pub fn solve_crane_characteristics(
     let (model, report) = prepare(model, mesh, path, || check_input(mesh, settings))?;
     let hs = model.length / mesh.elements_s as f64;
     let courant = speed_ratio(&model, mesh, slowest_element_speed(&model, &report, hs));
-    let settings = CharacteristicsSettings {
-        stall: settings.stall.max(STALL),
-        ..*settings
-    };
     let tip = crate::inverse::characteristics_body::PlanarTip { body: &model, path };
-    let run = march(&model, mesh, &tip, &settings)?;
+    let run = march(&model, mesh, &tip, settings)?;
     finish(
         run.solution,
         report,

@@ -55,7 +55,7 @@ pub mod characteristics;
 pub mod closed_loop;
 pub mod fem;
 
-pub use characteristics::{STALL, solve_crane_characteristics, speed_ratio};
+pub use characteristics::{solve_crane_characteristics, speed_ratio};
 pub use closed_loop::{CraneTracking, Replay, closed_loop, closed_loop_with};
 pub use fem::{
     CONTINUATION_FACTOR, CONTINUATION_MAX_STRAIN, Continuation, START_COARSENING, solve_crane,
