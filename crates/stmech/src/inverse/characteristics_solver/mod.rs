@@ -172,8 +172,23 @@ pub fn check_mesh(mesh: &SpaceTimeMesh) -> Result<(), InverseError> {
     Ok(())
 }
 
+/// How far a tip "at rest" may move (m) and turn (rad): `10⁻⁹ L` and `10⁻⁹` rad, plus the
+/// round-off of its absolute coordinates `F ε |x|` (`F` = [`FLOOR_FACTOR`]). Invariant under
+/// units and origin: before issue 29 this was `10⁻⁹ (1 + |x|)`, which 10⁶ m from the origin
+/// let a motion of 10⁻³ m pass as rest.
+///
+/// [`FLOOR_FACTOR`]: crate::solve::newton::FLOOR_FACTOR
+pub(crate) fn rest_tolerance(length: f64, position: &[f64], angle: f64) -> (f64, f64) {
+    use crate::solve::newton::FLOOR_FACTOR;
+    let x = position.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+    (
+        1e-9 * length + FLOOR_FACTOR * f64::EPSILON * x,
+        1e-9 + FLOOR_FACTOR * f64::EPSILON * angle.abs(),
+    )
+}
+
 /// Checks that the tip rests on `[t_start, t_start + L/c_min]` (pre-actuation inside the time
-/// domain). Exposed for scenario validation.
+/// domain), to [`rest_tolerance`]. Exposed for scenario validation.
 pub fn check_pre_actuation(
     beam: &BeamModel,
     t_start: f64,
@@ -186,13 +201,14 @@ pub fn check_pre_actuation(
         .fold(f64::INFINITY, f64::min);
     let delay = beam.length / c_min;
     let g0 = trajectory.pose(t_start);
-    let scale = 1.0 + g0.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+    let (tol_x, tol_angle) = rest_tolerance(beam.length, &g0[..2], g0[2]);
     let n = 2000;
     for k in 1..=n {
         let t = t_start + delay * k as f64 / n as f64;
         let g = trajectory.pose(t);
-        let dev = (0..3).fold(0.0f64, |m, c| m.max((g[c] - g0[c]).abs()));
-        if dev > 1e-9 * scale {
+        let dx = (0..2).fold(0.0f64, |m, c| m.max((g[c] - g0[c]).abs()));
+        let dev = dx.max((g[2] - g0[2]).abs());
+        if dx > tol_x || (g[2] - g0[2]).abs() > tol_angle {
             return Err(TrajectoryError::Data {
                 path: "of the tip".into(),
                 message: format!(
@@ -432,5 +448,29 @@ mod tests {
             e.contains("pre-actuation") && e.contains("L/c_min = 1.0000"),
             "{e}"
         );
+    }
+
+    /// Issue 29: the rest test of the pre-actuation check does not depend on the origin. A
+    /// motion of 10⁻⁵ m (10⁻⁵ of the beam) before `L/c_min` is refused at the origin and
+    /// 10⁶ m away alike (the old `10⁻⁹ (1 + |x|)` let up to 10⁻³ m pass there), while the
+    /// same tip at rest passes in both places.
+    #[test]
+    fn pre_actuation_rest_test_is_the_same_far_from_the_origin() {
+        let beam = BeamModel::example_3_2(ConstitutiveLaw::Quadratic);
+        for x0 in [1.0, 1e6] {
+            let line = |dx: f64| RestToRestLine {
+                start: [x0, -3.0 * x0, 0.0],
+                delta: [dx, 0.0, 0.0],
+                profile: RestToRestProfile {
+                    t0: 0.5,
+                    duration: 2.0,
+                },
+            };
+            let e = check_pre_actuation(&beam, 0.0, &line(1e-5))
+                .expect_err("a motion of 1e-5 m before L/c_min is refused")
+                .to_string();
+            assert!(e.contains("pre-actuation"), "{x0}: {e}");
+            assert!(check_pre_actuation(&beam, 0.0, &line(0.0)).is_ok(), "{x0}");
+        }
     }
 }

@@ -231,7 +231,9 @@ pub fn check_pre_actuation(
     let w = wave_speeds(&beam.section);
     let delay = beam.length / w.min();
     let s0 = path.state(t_start);
-    let scale = 1.0 + s0.pose.position.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+    // directors are unit vectors: their components at rest to 10⁻⁹ (plus round-off)
+    let (tol_x, tol_d) =
+        crate::inverse::characteristics_solver::rest_tolerance(beam.length, &s0.pose.position, 1.0);
     let n = 2000;
     for k in 1..=n {
         let t = t_start + delay * k as f64 / n as f64;
@@ -244,7 +246,7 @@ pub fn check_pre_actuation(
                 m.max((st.pose.directors[d][c] - s0.pose.directors[d][c]).abs())
             })
         });
-        if dp > 1e-9 * scale || df > 1e-9 {
+        if dp > tol_x || df > tol_d {
             return Err(TrajectoryError::Data {
                 path: "of the tip".into(),
                 message: format!(
