@@ -7,7 +7,9 @@
 //! unknowns are absolute coordinates (positions from the origin, velocities), and the round-off
 //! floor of row `i` is `F ε (Σ_j |J_ij| X_g(j) + m_i)` with `X_g` the largest `|x_j|` of group
 //! `g` ([`crate::solve::newton::assembled::group_floor`]); here `Σ_j |J_ij|` sums the absolute
-//! values of the entries as they are added (element by element), an upper bound.
+//! values of the entries as they are added (element by element), an upper bound. Derivatives
+//! with respect to coordinates that are not unknowns (the prescribed suspension point) add
+//! `|J_ij| X_g` to the basis as well ([`BandedJacobian::add_known`]).
 
 use crate::error::SolveError;
 use crate::solve::banded::BandedLu;
@@ -32,6 +34,14 @@ impl BandedJacobian<'_> {
     pub(crate) fn add(&mut self, i: usize, j: usize, v: f64) {
         self.lu.add(i, j, v);
         self.phi[i] += v.abs() * self.xg[self.groups[j] as usize];
+    }
+
+    /// Adds to the floor basis of row `i` the derivative `v` with respect to a coordinate of
+    /// group `g` that enters the residual but is not an unknown (a prescribed suspension
+    /// point): `|v| X_g`, the coordinate taken at the size of the unknowns of its kind.
+    #[inline]
+    pub(crate) fn add_known(&mut self, i: usize, v: f64, g: u8) {
+        self.phi[i] += v.abs() * self.xg[g as usize];
     }
 }
 
@@ -116,16 +126,10 @@ impl<S: BandedSystem> NewtonProblem for Banded<'_, S> {
 
     fn correction(&mut self, dx: &mut [f64], rep: &mut NewtonReport) -> Result<(), SolveError> {
         if self.stale {
-            let t = Instant::now();
-            self.lu.factorize()?;
+            rep.timed_factorization(|| self.lu.factorize())?;
             self.stale = false;
-            rep.factorizations += 1;
-            rep.factorization_seconds += t.elapsed().as_secs_f64();
         }
-        let t = Instant::now();
-        dx.copy_from_slice(&self.r);
-        self.lu.solve_in_place(dx);
-        rep.solve_seconds += t.elapsed().as_secs_f64();
+        rep.timed_solve(&self.r, dx, |d| self.lu.solve_in_place(d));
         Ok(())
     }
 
