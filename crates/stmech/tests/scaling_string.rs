@@ -216,3 +216,38 @@ fn string_replays_agree_in_other_units_and_far_from_the_origin() {
 fn stiff_string_replays_agree_far_from_the_origin() {
     check(1.0e7);
 }
+
+/// The Newton iterations of the crane example's closed-loop replay at mesh resolution 64
+/// (`/tmp/wr/crane-fem-64.toml` of the whole-run ladder: 64 inverse elements, the replay on
+/// 128 with half the step), for the record (issue 29, item 6). Run with `--ignored`.
+#[test]
+#[ignore]
+fn crane_replay_iterations() {
+    use stmech::inverse::NewtonSettings;
+    use stmech::inverse::crane;
+    use stmech::inverse::trajectory::RestToRestLine;
+    let (model, path) = (
+        StringModel::crane_example(),
+        RestToRestLine::crane_example(),
+    );
+    let mesh = crane::auto_mesh(&model, &path, 0.0, 12.0, 64).unwrap();
+    let inv = crane::solve_crane(&model, &mesh, &path, &NewtonSettings::default()).unwrap();
+    let susp = |t: f64| inv.suspension_at(t);
+    let mut m = model;
+    m.payload_start = stmech::inverse::trajectory::TipTrajectory::pose(&path, 0.0);
+    let dt = mesh.ht() / 2.0;
+    let steps = 2 * mesh.elements_t;
+    let mut st = StringStepper::hanging(m, 128, 0.0, &susp);
+    let t = std::time::Instant::now();
+    for _ in 0..steps {
+        st.step(dt).unwrap();
+    }
+    println!(
+        "crane replay, 128 elements, {steps} steps: {} Newton iterations ({:.2} per step), {} at \
+         the round-off floor, {:.3} s",
+        st.iterations,
+        st.iterations as f64 / steps as f64,
+        st.at_floor,
+        t.elapsed().as_secs_f64()
+    );
+}
