@@ -86,7 +86,7 @@ pub enum StringStepError {
         /// Start of the step (s).
         t: f64,
         /// The driver's failure.
-        source: SolveError,
+        source: Box<SolveError>,
     },
     /// An element collapsed to zero length or the Jacobian is singular.
     #[error("the string's {scheme} step at t = {t:.6} s failed: {message}")]
@@ -130,7 +130,11 @@ impl StringStepError {
                 iteration,
             },
         };
-        Self::Newton { scheme, t, source }
+        Self::Newton {
+            scheme,
+            t,
+            source: Box::new(source),
+        }
     }
 }
 
@@ -443,16 +447,8 @@ impl MidpointStep<'_> {
 impl BandedSystem for MidpointStep<'_> {
     type Error = std::convert::Infallible;
 
-    fn n_groups(&self) -> usize {
-        1
-    }
-
     fn row_groups(&self) -> &[u8] {
         &self.groups
-    }
-
-    fn position_group(&self) -> u8 {
-        0
     }
 
     /// `r_i = Σ_k M_ik (v¹_k − v⁰_k)/Δt + Σ_e ±n̄_e − f_i − F̄ δ_i0`, `m_i = Σ |terms|`;

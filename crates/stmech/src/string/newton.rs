@@ -49,12 +49,12 @@ impl BandedJacobian<'_> {
 pub(crate) trait BandedSystem {
     /// Why an evaluation failed.
     type Error;
-    /// Number of equation groups.
-    fn n_groups(&self) -> usize;
-    /// The group of every row (and of the unknown paired with it).
+    /// The group of every row (and of the unknown paired with it), numbered from 0.
     fn row_groups(&self) -> &[u8];
-    /// The group of the position unknowns (for the round-off safety net).
-    fn position_group(&self) -> u8;
+    /// The group of the position unknowns (for the round-off safety net). Default: 0.
+    fn position_group(&self) -> u8 {
+        0
+    }
     /// Writes `r(x)` and the magnitudes `m` of its terms into zeroed vectors and, with `jac`,
     /// adds the Jacobian into a cleared matrix.
     fn assemble(
@@ -75,6 +75,7 @@ struct Banded<'a, S: BandedSystem> {
     phi: Vec<f64>,
     xg: Vec<f64>,
     groups: Vec<u8>,
+    n_groups: usize,
     stale: bool,
 }
 
@@ -93,7 +94,7 @@ impl<S: BandedSystem> NewtonProblem for Banded<'_, S> {
         self.m.fill(0.0);
         let res = if jacobian {
             self.xg.clear();
-            self.xg.resize(self.sys.n_groups(), 0.0);
+            self.xg.resize(self.n_groups, 0.0);
             for (&g, &xj) in self.groups.iter().zip(x) {
                 let s = &mut self.xg[g as usize];
                 *s = s.max(xj.abs());
@@ -115,7 +116,7 @@ impl<S: BandedSystem> NewtonProblem for Banded<'_, S> {
         rep.assembly_seconds += t.elapsed().as_secs_f64();
         res?;
         out.from_rows(
-            self.sys.n_groups(),
+            self.n_groups,
             &self.groups,
             &self.r,
             &self.m,
@@ -162,6 +163,7 @@ pub(crate) fn solve_banded<S: BandedSystem>(
 ) -> Result<NewtonReport, NewtonError<S::Error>> {
     let n = x.len();
     let groups = sys.row_groups().to_vec();
+    let n_groups = groups.iter().copied().max().map_or(1, |g| g as usize + 1);
     let mut prob = Banded {
         sys,
         lu,
@@ -170,6 +172,7 @@ pub(crate) fn solve_banded<S: BandedSystem>(
         phi: vec![0.0; n],
         xg: Vec::new(),
         groups,
+        n_groups,
         stale: false,
     };
     let mut buf = DriverBuffers::default();

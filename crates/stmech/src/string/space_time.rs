@@ -293,16 +293,8 @@ impl Slab<'_> {
 impl BandedSystem for Slab<'_> {
     type Error = ElementError;
 
-    fn n_groups(&self) -> usize {
-        2
-    }
-
     fn row_groups(&self) -> &[u8] {
         &self.groups
-    }
-
-    fn position_group(&self) -> u8 {
-        0
     }
 
     fn assemble(
@@ -325,7 +317,7 @@ impl BandedSystem for Slab<'_> {
                 self.q[6 * a..6 * a + 3].copy_from_slice(&p);
                 self.q[6 * a + 3..6 * a + 6].copy_from_slice(&v);
             }
-            let ke = jac.is_some().then(|| self.ke.as_flattened_mut());
+            let ke = jac.is_some().then_some(self.ke.as_flattened_mut());
             self.element
                 .residual_terms(&self.q, &mut self.re, Some(&mut self.me), ke)?;
             // slab row of node es + i_s = element rows (i_s, 0) + (i_s, 1): test w = S_i
