@@ -23,16 +23,31 @@
 //! ```text
 //! n̄ = 2 W̄ d_m,   W̄ = (W(c¹) − W(c⁰)) / (c¹ − c⁰),   d_m = (d⁰ + d¹)/2
 //! ```
-//! (`W̄ = W'((c⁰ + c¹)/2)` when `c¹ ≈ c⁰`). Since `c¹ − c⁰ = 2 d_m·(d¹ − d⁰)`,
+//! (computed without cancellation, `element_force`; `W̄ = W'(c)` when `c¹ = c⁰`). Since
+//! `c¹ − c⁰ = 2 d_m·(d¹ − d⁰)`,
 //! `n̄·(d¹ − d⁰) = W(c¹) − W(c⁰)` exactly, and with the linear potential of the loads the total
 //! energy `E = ½ vᵀ M v + V − fᵀ r` ([`discrete_energy`]) is conserved to the Newton tolerance
 //! when the suspension point is fixed or the force is zero (otherwise `E` changes by the work
 //! of the support, `F̄·(r¹_0 − r⁰_0)` per step under a force). The scheme is second order. With
 //! `v¹ = 2 (r¹ − r⁰)/Δt − v⁰` eliminated, Newton solves for `r¹` of the free nodes with the
 //! exact Jacobian `2M/Δt² + ∂∇̄V/∂r¹` (banded, nodes along the rope).
+//!
+//! # The Newton stop
+//! The one driver ([`crate::solve::newton::drive`] through [`super::newton::solve_banded`],
+//! [`NewtonParams`]: relative tolerance, default `1e-10`): the rows are forces (N), one
+//! equation group; the magnitude of a row sums the absolute values of its terms, the inertia
+//! `M_ik (v¹_k − v⁰_k)/Δt` of each neighbour, each element's `n̄`, the load and the support
+//! force (docs/theory.md §10). Its floor basis is the Jacobian with respect to the absolute
+//! positions (and the prescribed suspension point) times the largest position: the round-off
+//! of strains computed from positions far from the origin. A step accepted at that floor is
+//! counted in [`StringStepper::at_floor`].
 
+use super::newton::{BandedJacobian, BandedSystem, solve_banded};
+use super::point_law::stretch_minus_one;
 use super::{Compression, StringModel, StringPointLaw};
+use crate::error::SolveError;
 use crate::solve::banded::BandedLu;
+use crate::solve::newton::{NewtonContext, NewtonError, NewtonParams, Stage};
 
 /// Motion of the suspension point: position and velocity at `t`.
 pub type SuspensionFn<'a> = &'a (dyn Fn(f64) -> ([f64; 3], [f64; 3]) + Sync);
@@ -62,20 +77,16 @@ impl Actuation<'_> {
 /// Failure of a forward step of either forward discretisation.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum StringStepError {
-    /// Newton did not converge.
-    #[error(
-        "the string's {scheme} step at t = {t:.6} s did not converge (residual {residual:.3e} \
-         after {iterations} iterations). Remedy: a smaller time step"
-    )]
+    /// Newton did not converge (or produced a non-finite value): the one driver's failure
+    /// ([`SolveError::NewtonDiverged`] with its stage's remedy, or [`SolveError::NonFinite`]).
+    #[error("the string's {scheme} forward model: {source}")]
     Newton {
         /// Which discretisation ("midpoint", "space-time slab").
         scheme: &'static str,
         /// Start of the step (s).
         t: f64,
-        /// Last residual.
-        residual: f64,
-        /// Iterations.
-        iterations: usize,
+        /// The driver's failure.
+        source: Box<SolveError>,
     },
     /// An element collapsed to zero length or the Jacobian is singular.
     #[error("the string's {scheme} step at t = {t:.6} s failed: {message}")]
@@ -96,6 +107,33 @@ impl StringStepError {
             scheme,
             t,
             message: e.to_string(),
+        }
+    }
+
+    /// The failure `e` of the driver in the step of `scheme` in context `cx`: no convergence
+    /// and non-finite values are [`Self::Newton`], a singular matrix or element is
+    /// [`Self::Singular`].
+    pub(crate) fn from_newton<E: std::fmt::Display>(
+        scheme: &'static str,
+        cx: NewtonContext,
+        e: NewtonError<E>,
+    ) -> Self {
+        let t = cx.t_start;
+        let source = match e {
+            NewtonError::Eval { source, .. } => return Self::singular(scheme, t, source),
+            NewtonError::Linear(source) => return Self::singular(scheme, t, source),
+            NewtonError::Diverged(f) => SolveError::newton_diverged(cx, f),
+            NewtonError::NonFinite { iteration } => SolveError::NonFinite {
+                block: cx.block,
+                t_start: cx.t_start,
+                t_end: cx.t_end,
+                iteration,
+            },
+        };
+        Self::Newton {
+            scheme,
+            t,
+            source: Box::new(source),
         }
     }
 }
@@ -171,23 +209,78 @@ pub struct StringStepper<'a> {
     /// Node velocities (m/s).
     pub v: Vec<[f64; 3]>,
     lu: BandedLu,
-    /// Newton tolerance on the largest residual entry (N).
-    pub tolerance: f64,
-}
-
-/// `(W(c), W'(c), W''(c))` for `W(c) = Ψ(√c)`.
-fn w_of_c(law: &StringPointLaw, c: f64) -> (f64, f64, f64) {
-    let nu = c.sqrt();
-    let (n, dn) = law.tension(nu);
-    // W' = N/(2ν), W'' = (N' ν − N) / (4 ν³)
-    (
-        law.energy(nu),
-        n / (2.0 * nu),
-        (dn * nu - n) / (4.0 * nu * nu * nu),
-    )
+    /// Newton's parameters (relative tolerance, iteration limit; docs/theory.md §10).
+    pub newton: NewtonParams,
+    /// Names the solve in Newton's failures (default [`Stage::StringStep`]).
+    stage: Stage,
+    /// Steps taken.
+    steps: usize,
+    /// Newton iterations (linear solves) of all steps so far.
+    pub iterations: usize,
+    /// Steps accepted at the round-off floor ([`crate::solve::newton::NewtonReport::at_floor`]).
+    pub at_floor: usize,
 }
 
 const SCHEME: &str = "midpoint";
+
+/// Element midpoint force `n̄ = 2 W̄ d_m` of the discrete gradient and, if `jac`, `∂n̄/∂d¹`
+/// (module docs), with `W̄` free of cancellation: for `Ψ = ½ EA (ν − 1)²` on both stretches
+/// (`ε = ν − 1` by [`super::point_law::stretch_minus_one`], `c¹ − c⁰ = (ε¹ − ε⁰)(ν¹ + ν⁰)`)
+///
+/// ```text
+/// W̄ = (Ψ(ν¹) − Ψ(ν⁰)) / (c¹ − c⁰) = ½ EA (ε¹ + ε⁰) / (ν¹ + ν⁰),   ∂W̄/∂ν¹ = EA / (ν¹ + ν⁰)²
+/// ```
+///
+/// exactly, also for `c¹ = c⁰` (where it is `W'(c) = N/(2ν)`); the difference quotient
+/// `(W(c¹) − W(c⁰))/(c¹ − c⁰)` would lose `ε W / |W̄ (c¹ − c⁰)|` to cancellation, a residual
+/// floor far above the round-off of the coordinates for a slowly changing stretch. Across the
+/// slack limit (one stretch `ν < 1`, [`Compression::Slack`]) `W̄ = ½ EA (ε¹₊² − ε⁰₊²) /
+/// ((ε¹ − ε⁰)(ν¹ + ν⁰))`, whose denominator is a sum of magnitudes there, and
+/// `∂W̄/∂ν¹ = (EA ε¹₊ − 2 ν¹ W̄) / (c¹ − c⁰)`; `W̄ = 0` when both are slack.
+fn element_force(
+    law: &StringPointLaw,
+    d0: [f64; 3],
+    d1: [f64; 3],
+    jac: bool,
+) -> ([f64; 3], [[f64; 3]; 3]) {
+    let dm = [0, 1, 2].map(|c| 0.5 * (d0[c] + d1[c]));
+    let (e0, e1) = (stretch_minus_one(d0), stretch_minus_one(d1));
+    let nu1 = (d1[0] * d1[0] + d1[1] * d1[1] + d1[2] * d1[2]).sqrt();
+    let nu0 = (d0[0] * d0[0] + d0[1] * d0[1] + d0[2] * d0[2]).sqrt();
+    let s = nu0 + nu1;
+    let ea = law.ea;
+    // the strain on the quadratic branch (`ε₊` under the slack law)
+    let p = |e: f64| {
+        if e < 0.0 && law.compression == Compression::Slack {
+            0.0
+        } else {
+            e
+        }
+    };
+    let (p0, p1) = (p(e0), p(e1));
+    // (W̄, ∂W̄/∂ν¹)
+    let (wbar, dw) = if p0 == e0 && p1 == e1 {
+        (0.5 * ea * (e0 + e1) / s, ea / (s * s))
+    } else if p0 == 0.0 && p1 == 0.0 {
+        (0.0, 0.0)
+    } else {
+        let dc = (e1 - e0) * s;
+        let wbar = 0.5 * ea * (p1 * p1 - p0 * p0) / dc;
+        (wbar, (ea * p1 - 2.0 * nu1 * wbar) / dc)
+    };
+    let f = dm.map(|x| 2.0 * wbar * x);
+    let mut k = [[0.0; 3]; 3];
+    if jac {
+        // ∂n̄/∂d¹ = W̄ I + 2 d_m ⊗ ∂W̄/∂d¹,  ∂W̄/∂d¹ = ∂W̄/∂ν¹ d¹/ν¹
+        let grad = d1.map(|x| dw * x / nu1);
+        for i in 0..3 {
+            for j in 0..3 {
+                k[i][j] = 2.0 * dm[i] * grad[j] + if i == j { wbar } else { 0.0 };
+            }
+        }
+    }
+    (f, k)
+}
 
 impl<'a> StringStepper<'a> {
     /// The rope hanging at rest ([`StringModel::hanging_nodes`], tension-only law) on
@@ -222,38 +315,19 @@ impl<'a> StringStepper<'a> {
             v: vec![[0.0; 3]; r.len()],
             r,
             lu: BandedLu::new(n, 5, 5),
-            tolerance: 1e-10 * model.g() * (model.payload_mass + model.rho_a * model.length),
+            newton: NewtonParams::default(),
+            stage: Stage::StringStep,
+            steps: 0,
+            iterations: 0,
+            at_floor: 0,
             model,
         }
     }
 
-    /// Element midpoint force `n̄` of the discrete gradient and, if `jac`, `∂n̄/∂d¹`.
-    fn element_force(&self, d0: [f64; 3], d1: [f64; 3], jac: bool) -> ([f64; 3], [[f64; 3]; 3]) {
-        let dm = [0, 1, 2].map(|c| 0.5 * (d0[c] + d1[c]));
-        let c0 = d0.iter().map(|x| x * x).sum::<f64>();
-        let c1 = d1.iter().map(|x| x * x).sum::<f64>();
-        let (w0, _, _) = w_of_c(&self.law, c0);
-        let (w1, w1p, _) = w_of_c(&self.law, c1);
-        let dc = c1 - c0;
-        let mut k = [[0.0; 3]; 3];
-        let (wbar, grad) = if dc.abs() > 1e-7 * c0.max(c1) {
-            let wbar = (w1 - w0) / dc;
-            // ∂W̄/∂d¹ = 2 d¹ (W'(c¹) − W̄) / (c¹ − c⁰)
-            (wbar, d1.map(|x| 2.0 * x * (w1p - wbar) / dc))
-        } else {
-            let (_, wp, wpp) = w_of_c(&self.law, 0.5 * (c0 + c1));
-            (wp, d1.map(|x| wpp * x))
-        };
-        let f = dm.map(|x| 2.0 * wbar * x);
-        if jac {
-            // ∂n̄/∂d¹ = W̄ I + 2 d_m ⊗ ∂W̄/∂d¹
-            for i in 0..3 {
-                for j in 0..3 {
-                    k[i][j] = 2.0 * dm[i] * grad[j] + if i == j { wbar } else { 0.0 };
-                }
-            }
-        }
-        (f, k)
+    /// Names the solve in Newton's failures ([`Stage::Replay`] for a closed-loop replay).
+    pub fn with_stage(mut self, stage: Stage) -> Self {
+        self.stage = stage;
+        self
     }
 
     /// Total energy `½ vᵀ M v + V − fᵀ r` ([`discrete_energy`], J).
@@ -278,118 +352,177 @@ impl<'a> StringStepper<'a> {
         self.r[self.ns]
     }
 
-    /// One midpoint discrete-gradient step of length `dt`.
+    /// One midpoint discrete-gradient step of length `dt`: Newton on the positions `r¹` of
+    /// the free nodes from `r⁰ + Δt v⁰` (module docs).
     pub fn step(&mut self, dt: f64) -> Result<(), StringStepError> {
         let ns = self.ns;
-        let model = self.model;
         let first = self.actuation.first_free_node();
         let t1 = self.t + dt;
-        let (r0, v0) = (self.r.clone(), self.v.clone());
-        // start: r¹ = r⁰ + Δt v⁰
-        let mut r1: Vec<[f64; 3]> = (0..=ns)
-            .map(|i| [0, 1, 2].map(|c| r0[i][c] + dt * v0[i][c]))
-            .collect();
         // Dirichlet: node 0 given; Neumann: F̄ on node 0
-        let (xv1, force) = match self.actuation {
+        let (top, xv1, force) = match self.actuation {
             Actuation::Suspension(x) => {
                 let (x1, xv1) = x(t1);
-                r1[0] = x1;
-                (xv1, [0.0; 3])
+                (x1, xv1, [0.0; 3])
             }
-            Actuation::Force(f) => ([0.0; 3], f(self.t + 0.5 * dt)),
+            Actuation::Force(f) => ([0.0; 3], [0.0; 3], f(self.t + 0.5 * dt)),
         };
-        let v1_of = |r1: &[[f64; 3]], i: usize| -> [f64; 3] {
-            if i < first {
-                xv1
-            } else {
-                [0, 1, 2].map(|c| 2.0 * (r1[i][c] - r0[i][c]) / dt - v0[i][c])
-            }
+        // start: r¹ = r⁰ + Δt v⁰
+        let mut x: Vec<f64> = (first..=ns)
+            .flat_map(|i| [0, 1, 2].map(|c| self.r[i][c] + dt * self.v[i][c]))
+            .collect();
+        let mut sys = MidpointStep {
+            model: &self.model,
+            law: &self.law,
+            ns,
+            hs: self.hs,
+            dt,
+            first,
+            r0: &self.r,
+            v0: &self.v,
+            top,
+            xv1,
+            force,
+            groups: vec![0; x.len()],
         };
-        let n = 3 * (ns + 1 - first);
-        let mut res = vec![0.0; n];
-        let mut last = f64::INFINITY;
-        for it in 0..30 {
-            res.fill(0.0);
-            self.lu.clear();
-            // inertia M (v¹ − v⁰)/Δt, Jacobian 2M/Δt²; loads
-            for i in first..=ns {
-                let row = 3 * (i - first);
-                for k in i.saturating_sub(1)..=(i + 1).min(ns) {
-                    let m = consistent_mass(&model, ns, i, k);
-                    let vk = v1_of(&r1, k);
-                    for c in 0..3 {
-                        res[row + c] += m * (vk[c] - v0[k][c]) / dt;
-                        if k >= first {
-                            self.lu
-                                .add(row + c, 3 * (k - first) + c, 2.0 * m / (dt * dt));
-                        }
-                    }
-                }
-                let f = consistent_load(&model, ns, i);
+        let cx = NewtonContext {
+            block: self.steps,
+            t_start: self.t,
+            t_end: t1,
+            stage: self.stage,
+        };
+        let rep = solve_banded(&mut sys, &mut self.lu, &mut x, &self.newton)
+            .map_err(|e| StringStepError::from_newton(SCHEME, cx, e))?;
+        let v: Vec<[f64; 3]> = (0..=ns).map(|i| sys.velocity(&x, i)).collect();
+        let r: Vec<[f64; 3]> = (0..=ns).map(|i| sys.node(&x, i)).collect();
+        self.r = r;
+        self.v = v;
+        self.t = t1;
+        self.steps += 1;
+        self.iterations += rep.iterations;
+        self.at_floor += usize::from(rep.at_floor);
+        Ok(())
+    }
+}
+
+/// The equations of one midpoint step for the positions `r¹` of the free nodes (3 rows each,
+/// one group: forces, N).
+struct MidpointStep<'a> {
+    model: &'a StringModel,
+    law: &'a StringPointLaw,
+    ns: usize,
+    hs: f64,
+    dt: f64,
+    first: usize,
+    r0: &'a [[f64; 3]],
+    v0: &'a [[f64; 3]],
+    /// The prescribed suspension point at `t¹` and its velocity (Dirichlet).
+    top: [f64; 3],
+    xv1: [f64; 3],
+    /// `F̄` on node 0 (Neumann).
+    force: [f64; 3],
+    groups: Vec<u8>,
+}
+
+impl MidpointStep<'_> {
+    /// `r¹_i`.
+    fn node(&self, x: &[f64], i: usize) -> [f64; 3] {
+        if i < self.first {
+            self.top
+        } else {
+            [0, 1, 2].map(|c| x[3 * (i - self.first) + c])
+        }
+    }
+
+    /// `v¹_i = 2 (r¹_i − r⁰_i)/Δt − v⁰_i` (given at the suspension point).
+    fn velocity(&self, x: &[f64], i: usize) -> [f64; 3] {
+        if i < self.first {
+            self.xv1
+        } else {
+            let r1 = self.node(x, i);
+            [0, 1, 2].map(|c| 2.0 * (r1[c] - self.r0[i][c]) / self.dt - self.v0[i][c])
+        }
+    }
+}
+
+impl BandedSystem for MidpointStep<'_> {
+    type Error = std::convert::Infallible;
+
+    fn row_groups(&self) -> &[u8] {
+        &self.groups
+    }
+
+    /// `r_i = Σ_k M_ik (v¹_k − v⁰_k)/Δt + Σ_e ±n̄_e − f_i − F̄ δ_i0`, `m_i = Σ |terms|`;
+    /// Jacobian `2M/Δt² + ∂∇̄V/∂r¹`.
+    fn assemble(
+        &mut self,
+        x: &[f64],
+        res: &mut [f64],
+        mag: &mut [f64],
+        mut jac: Option<&mut BandedJacobian<'_>>,
+    ) -> Result<(), Self::Error> {
+        let (ns, first, dt, hs) = (self.ns, self.first, self.dt, self.hs);
+        // inertia M (v¹ − v⁰)/Δt, Jacobian 2M/Δt²; loads
+        for i in first..=ns {
+            let row = 3 * (i - first);
+            for k in i.saturating_sub(1)..=(i + 1).min(ns) {
+                let m = consistent_mass(self.model, ns, i, k);
+                let vk = self.velocity(x, k);
                 for c in 0..3 {
-                    res[row + c] -= f[c];
-                    if i == 0 {
-                        res[row + c] -= force[c];
+                    let t = m * (vk[c] - self.v0[k][c]) / dt;
+                    res[row + c] += t;
+                    mag[row + c] += t.abs();
+                    if k >= first
+                        && let Some(jac) = jac.as_deref_mut()
+                    {
+                        jac.add(row + c, 3 * (k - first) + c, 2.0 * m / (dt * dt));
                     }
                 }
             }
-            // discrete gradient of the strain energy: −n̄ on node e, +n̄ on node e + 1
-            for el in 0..ns {
-                let d0 = [0, 1, 2].map(|c| (r0[el + 1][c] - r0[el][c]) / self.hs);
-                let d1 = [0, 1, 2].map(|c| (r1[el + 1][c] - r1[el][c]) / self.hs);
-                let (f, k) = self.element_force(d0, d1, true);
-                for (node, sign) in [(el, -1.0), (el + 1, 1.0)] {
-                    if node < first {
-                        continue;
-                    }
+            let f = consistent_load(self.model, ns, i);
+            for c in 0..3 {
+                res[row + c] -= f[c];
+                mag[row + c] += f[c].abs();
+                if i == 0 {
+                    res[row + c] -= self.force[c];
+                    mag[row + c] += self.force[c].abs();
+                }
+            }
+        }
+        // discrete gradient of the strain energy: −n̄ on node e, +n̄ on node e + 1
+        for el in 0..ns {
+            let (a0, b0) = (self.r0[el], self.r0[el + 1]);
+            let (a1, b1) = (self.node(x, el), self.node(x, el + 1));
+            let d0 = [0, 1, 2].map(|c| (b0[c] - a0[c]) / hs);
+            let d1 = [0, 1, 2].map(|c| (b1[c] - a1[c]) / hs);
+            let (f, k) = element_force(self.law, d0, d1, jac.is_some());
+            for (node, sign) in [(el, -1.0), (el + 1, 1.0)] {
+                if node < first {
+                    continue;
+                }
+                let row = 3 * (node - first);
+                for c in 0..3 {
+                    res[row + c] += sign * f[c];
+                    mag[row + c] += f[c].abs();
+                }
+                let Some(jac) = jac.as_deref_mut() else {
+                    continue;
+                };
+                for (other, so) in [(el, -1.0), (el + 1, 1.0)] {
                     for c in 0..3 {
-                        res[3 * (node - first) + c] += sign * f[c];
-                    }
-                    for (other, so) in [(el, -1.0), (el + 1, 1.0)] {
-                        if other < first {
-                            continue;
-                        }
-                        for c in 0..3 {
-                            for d in 0..3 {
-                                self.lu.add(
-                                    3 * (node - first) + c,
-                                    3 * (other - first) + d,
-                                    sign * so * k[c][d] / self.hs,
-                                );
+                        for d in 0..3 {
+                            let v = sign * so * k[c][d] / hs;
+                            if other < first {
+                                // the prescribed suspension point: its round-off only
+                                jac.add_known(row + c, v, 0);
+                            } else {
+                                jac.add(row + c, 3 * (other - first) + d, v);
                             }
                         }
                     }
                 }
             }
-            let norm = res.iter().fold(0.0f64, |m, x| m.max(x.abs()));
-            if !norm.is_finite() {
-                break;
-            }
-            if norm < self.tolerance
-                || (it > 2 && norm >= 0.5 * last && norm < 1e3 * self.tolerance)
-            {
-                self.r = r1.clone();
-                self.v = (0..=ns).map(|i| v1_of(&r1, i)).collect();
-                self.t = t1;
-                return Ok(());
-            }
-            last = norm;
-            self.lu
-                .factorize()
-                .map_err(|e| StringStepError::singular(SCHEME, self.t, e))?;
-            self.lu.solve_in_place(&mut res);
-            for i in first..=ns {
-                for c in 0..3 {
-                    r1[i][c] -= res[3 * (i - first) + c];
-                }
-            }
         }
-        Err(StringStepError::Newton {
-            scheme: SCHEME,
-            t: self.t,
-            residual: last,
-            iterations: 30,
-        })
+        Ok(())
     }
 }
 

@@ -7,7 +7,9 @@
 //! unknowns are absolute coordinates (positions from the origin, velocities), and the round-off
 //! floor of row `i` is `F ε (Σ_j |J_ij| X_g(j) + m_i)` with `X_g` the largest `|x_j|` of group
 //! `g` ([`crate::solve::newton::assembled::group_floor`]); here `Σ_j |J_ij|` sums the absolute
-//! values of the entries as they are added (element by element), an upper bound.
+//! values of the entries as they are added (element by element), an upper bound. Derivatives
+//! with respect to coordinates that are not unknowns (the prescribed suspension point) add
+//! `|J_ij| X_g` to the basis as well ([`BandedJacobian::add_known`]).
 
 use crate::error::SolveError;
 use crate::solve::banded::BandedLu;
@@ -33,18 +35,26 @@ impl BandedJacobian<'_> {
         self.lu.add(i, j, v);
         self.phi[i] += v.abs() * self.xg[self.groups[j] as usize];
     }
+
+    /// Adds to the floor basis of row `i` the derivative `v` with respect to a coordinate of
+    /// group `g` that enters the residual but is not an unknown (a prescribed suspension
+    /// point): `|v| X_g`, the coordinate taken at the size of the unknowns of its kind.
+    #[inline]
+    pub(crate) fn add_known(&mut self, i: usize, v: f64, g: u8) {
+        self.phi[i] += v.abs() * self.xg[g as usize];
+    }
 }
 
 /// A square system `r(x) = 0` with a banded Jacobian (module docs).
 pub(crate) trait BandedSystem {
     /// Why an evaluation failed.
     type Error;
-    /// Number of equation groups.
-    fn n_groups(&self) -> usize;
-    /// The group of every row (and of the unknown paired with it).
+    /// The group of every row (and of the unknown paired with it), numbered from 0.
     fn row_groups(&self) -> &[u8];
-    /// The group of the position unknowns (for the round-off safety net).
-    fn position_group(&self) -> u8;
+    /// The group of the position unknowns (for the round-off safety net). Default: 0.
+    fn position_group(&self) -> u8 {
+        0
+    }
     /// Writes `r(x)` and the magnitudes `m` of its terms into zeroed vectors and, with `jac`,
     /// adds the Jacobian into a cleared matrix.
     fn assemble(
@@ -65,6 +75,7 @@ struct Banded<'a, S: BandedSystem> {
     phi: Vec<f64>,
     xg: Vec<f64>,
     groups: Vec<u8>,
+    n_groups: usize,
     stale: bool,
 }
 
@@ -83,7 +94,7 @@ impl<S: BandedSystem> NewtonProblem for Banded<'_, S> {
         self.m.fill(0.0);
         let res = if jacobian {
             self.xg.clear();
-            self.xg.resize(self.sys.n_groups(), 0.0);
+            self.xg.resize(self.n_groups, 0.0);
             for (&g, &xj) in self.groups.iter().zip(x) {
                 let s = &mut self.xg[g as usize];
                 *s = s.max(xj.abs());
@@ -105,7 +116,7 @@ impl<S: BandedSystem> NewtonProblem for Banded<'_, S> {
         rep.assembly_seconds += t.elapsed().as_secs_f64();
         res?;
         out.from_rows(
-            self.sys.n_groups(),
+            self.n_groups,
             &self.groups,
             &self.r,
             &self.m,
@@ -116,16 +127,10 @@ impl<S: BandedSystem> NewtonProblem for Banded<'_, S> {
 
     fn correction(&mut self, dx: &mut [f64], rep: &mut NewtonReport) -> Result<(), SolveError> {
         if self.stale {
-            let t = Instant::now();
-            self.lu.factorize()?;
+            rep.timed_factorization(|| self.lu.factorize())?;
             self.stale = false;
-            rep.factorizations += 1;
-            rep.factorization_seconds += t.elapsed().as_secs_f64();
         }
-        let t = Instant::now();
-        dx.copy_from_slice(&self.r);
-        self.lu.solve_in_place(dx);
-        rep.solve_seconds += t.elapsed().as_secs_f64();
+        rep.timed_solve(&self.r, dx, |d| self.lu.solve_in_place(d));
         Ok(())
     }
 
@@ -158,6 +163,7 @@ pub(crate) fn solve_banded<S: BandedSystem>(
 ) -> Result<NewtonReport, NewtonError<S::Error>> {
     let n = x.len();
     let groups = sys.row_groups().to_vec();
+    let n_groups = groups.iter().copied().max().map_or(1, |g| g as usize + 1);
     let mut prob = Banded {
         sys,
         lu,
@@ -166,6 +172,7 @@ pub(crate) fn solve_banded<S: BandedSystem>(
         phi: vec![0.0; n],
         xg: Vec::new(),
         groups,
+        n_groups,
         stale: false,
     };
     let mut buf = DriverBuffers::default();

@@ -31,8 +31,8 @@
 //! ```
 //!
 //! The payload term is the inverse assembly's tip-mass and tip-load term tested with 1; the
-//! `R1` rows are scaled by `ρA/ht` (units of `R2`, N·s) before the Newton test, which does not
-//! change the solution. At `s = 0`:
+//! `R1` rows are scaled by `ρA/ht` (units of `R2`, N·s), which does not change the solution
+//! (nor the Newton stop, which measures each kind of row against its own terms). At `s = 0`:
 //! * Dirichlet ([`Actuation::Suspension`]): `x¹_0 = x(t¹)`, `v¹_0 = ẋ(t¹)`, the rows of node 0
 //!   are dropped;
 //! * Neumann ([`Actuation::Force`]): node 0 is free and `∫_I F dt` enters its `R2` row by
@@ -42,6 +42,18 @@
 //! by Newton with the exact tangent (the element's) and a banded LU (half-bandwidth 11: a
 //! node couples with its neighbours). The start is the hanging rope at rest
 //! ([`StringModel::hanging_nodes`], the inverse solver's initial nodes).
+//!
+//! # The Newton stop
+//! The one driver ([`crate::solve::newton::drive`] through [`super::newton::solve_banded`],
+//! [`NewtonParams`]: relative tolerance, default `1e-10`), two equation groups: the kinematic
+//! rows `R1` (paired with the unknowns `x¹`) and the momentum rows `R2` (with `v¹`). A row's
+//! magnitude sums the absolute values of its terms at every quadrature point (the element's
+//! [`SpaceTimeElement::residual_terms`]: `∂t x`, `v`; inertia, stress) and of the load, the
+//! payload's inertia and the support impulse (docs/theory.md §10). The floor basis is the
+//! slab's Jacobian times the largest coordinate of each kind (positions from the origin,
+//! velocities), the prescribed suspension point's columns included. A slab accepted at that
+//! floor (e.g. a rope at rest, whose kinematic rows have no terms above round-off) is counted
+//! in [`SpaceTimeString::at_floor`].
 //!
 //! # Accuracy and energy
 //! In space the slab equations are the semi-discrete model of [`super::dynamics`] (linear
@@ -61,23 +73,21 @@
 //! is `O(ht⁴)` (measured in docs/verification.md, C12).
 
 use super::dynamics::{Actuation, StringStepError, consistent_load, discrete_energy};
+use super::newton::{BandedJacobian, BandedSystem, solve_banded};
 use super::{Compression, StringModel, StringPointLaw};
 use crate::basis::GaussLegendre;
 use crate::error::InputError;
-use crate::inverse::element::{BilinearElement, N_DOF, SpaceTimeElement};
+use crate::inverse::element::{BilinearElement, ElementError, N_DOF, SpaceTimeElement};
 use crate::solve::banded::BandedLu;
+use crate::solve::newton::{NewtonContext, NewtonParams, Stage};
 
 const SCHEME: &str = "space-time slab";
-
-/// Newton iterations per slab at most.
-const MAX_ITERATIONS: usize = 30;
 
 /// The string marched in time by space-time slabs (module docs).
 pub struct SpaceTimeString<'a> {
     model: StringModel,
     element: BilinearElement<StringPointLaw, 3>,
     ns: usize,
-    hs: f64,
     ht: f64,
     actuation: Actuation<'a>,
     gauss: GaussLegendre,
@@ -88,10 +98,16 @@ pub struct SpaceTimeString<'a> {
     pub r: Vec<[f64; 3]>,
     /// Node velocities (m/s).
     pub v: Vec<[f64; 3]>,
-    /// Newton tolerance, relative to the weight impulse of a slab `|g|(m + ρA L) ht`.
-    pub relative_tolerance: f64,
+    /// Newton's parameters (relative tolerance, iteration limit; module docs).
+    pub newton: NewtonParams,
+    /// Names the solve in Newton's failures (default [`Stage::StringStep`]).
+    stage: Stage,
+    /// Slabs taken.
+    steps: usize,
     /// Newton iterations (linear solves) of all slabs so far.
     pub iterations: usize,
+    /// Slabs accepted at the round-off floor ([`crate::solve::newton::NewtonReport::at_floor`]).
+    pub at_floor: usize,
 }
 
 impl<'a> SpaceTimeString<'a> {
@@ -135,7 +151,6 @@ impl<'a> SpaceTimeString<'a> {
         Ok(Self {
             element: BilinearElement::with_law(model.point_law(compression), hs, ht),
             ns: elements_s,
-            hs,
             ht,
             actuation,
             gauss: GaussLegendre::new(4),
@@ -143,10 +158,19 @@ impl<'a> SpaceTimeString<'a> {
             t: t0,
             v: vec![[0.0; 3]; r.len()],
             r,
-            relative_tolerance: 1e-10,
+            newton: NewtonParams::default(),
+            stage: Stage::StringStep,
+            steps: 0,
             iterations: 0,
+            at_floor: 0,
             model,
         })
+    }
+
+    /// Names the solve in Newton's failures ([`Stage::Replay`] for a closed-loop replay).
+    pub fn with_stage(mut self, stage: Stage) -> Self {
+        self.stage = stage;
+        self
     }
 
     /// Slab length (s).
@@ -164,32 +188,16 @@ impl<'a> SpaceTimeString<'a> {
         discrete_energy(&self.model, self.element.law(), &self.r, &self.v)
     }
 
-    /// Newton tolerance of a slab on the largest residual entry (N·s): the relative tolerance
-    /// times the weight impulse, but not below the floating-point floor of the stress rows,
-    /// `64 ε EA ht X / hs` (`X` the largest coordinate).
-    fn tolerance(&self) -> f64 {
-        let m = &self.model;
-        let x_max = self.r.iter().flatten().fold(0.0f64, |a, c| a.max(c.abs())) + m.length;
-        let weight = m.g() * (m.payload_mass + m.rho_a * m.length) * self.ht;
-        (self.relative_tolerance * weight)
-            .max(64.0 * f64::EPSILON * m.ea * self.ht * x_max / self.hs)
-    }
-
     /// Advances by one slab: Newton on the slab equations (module docs) for the new level.
     pub fn step(&mut self) -> Result<(), StringStepError> {
         let (ns, ht) = (self.ns, self.ht);
         let first = self.actuation.first_free_node();
         let t1 = self.t + ht;
-        let (x0, v0) = (&self.r, &self.v);
-        // start: x¹ = x⁰ + ht v⁰, v¹ = v⁰
-        let mut x1: Vec<[f64; 3]> = (0..=ns)
-            .map(|i| [0, 1, 2].map(|c| x0[i][c] + ht * v0[i][c]))
-            .collect();
-        let mut v1 = v0.clone();
-        // Neumann: ∫_I F dt (4-point Gauss)
+        // Dirichlet: the new level of node 0 given; Neumann: ∫_I F dt (4-point Gauss)
+        let mut top = ([0.0; 3], [0.0; 3]);
         let mut impulse = [0.0; 3];
         match self.actuation {
-            Actuation::Suspension(x) => (x1[0], v1[0]) = x(t1),
+            Actuation::Suspension(x) => top = x(t1),
             Actuation::Force(f) => {
                 for (&tau, &w) in self.gauss.points.iter().zip(&self.gauss.weights) {
                     let ft = f(self.t + tau * ht);
@@ -199,103 +207,173 @@ impl<'a> SpaceTimeString<'a> {
                 }
             }
         }
-        let tol = self.tolerance();
-        let mass = self.model.payload_mass;
-        let r1_scale = self.model.rho_a / ht;
-        let loads: Vec<[f64; 3]> = (0..=ns)
-            .map(|i| consistent_load(&self.model, ns, i))
+        // start: x¹ = x⁰ + ht v⁰, v¹ = v⁰
+        let mut x: Vec<f64> = (first..=ns)
+            .flat_map(|i| {
+                let (p, v) = (self.r[i], self.v[i]);
+                [0, 1, 2].map(|c| p[c] + ht * v[c]).into_iter().chain(v)
+            })
             .collect();
-        let n = 6 * (ns + 1 - first);
-        let mut res = vec![0.0; n];
-        let (mut q, mut re) = ([0.0; N_DOF], [0.0; N_DOF]);
-        let mut ke = Box::new([[0.0; N_DOF]; N_DOF]);
-        let mut last = f64::INFINITY;
-        for it in 0..MAX_ITERATIONS {
-            res.fill(0.0);
-            self.lu.clear();
-            for es in 0..ns {
-                // local dof 6a + c, a = i_s + 2 i_t: the old level (i_t = 0) and the new one
-                for a in 0..4 {
-                    let (i, new) = (es + a % 2, a >= 2);
-                    let (x, v) = if new { (x1[i], v1[i]) } else { (x0[i], v0[i]) };
-                    q[6 * a..6 * a + 3].copy_from_slice(&x);
-                    q[6 * a + 3..6 * a + 6].copy_from_slice(&v);
+        let groups = (first..=ns).flat_map(|_| [0, 0, 0, 1, 1, 1]).collect();
+        let mut sys = Slab {
+            element: &self.element,
+            ns,
+            first,
+            ht,
+            r1_scale: self.model.rho_a / ht,
+            mass: self.model.payload_mass,
+            x0: &self.r,
+            v0: &self.v,
+            top,
+            impulse,
+            loads: (0..=ns)
+                .map(|i| consistent_load(&self.model, ns, i))
+                .collect(),
+            groups,
+            q: [0.0; N_DOF],
+            re: [0.0; N_DOF],
+            me: [0.0; N_DOF],
+            ke: Box::new([[0.0; N_DOF]; N_DOF]),
+        };
+        let cx = NewtonContext {
+            block: self.steps,
+            t_start: self.t,
+            t_end: t1,
+            stage: self.stage,
+        };
+        let rep = solve_banded(&mut sys, &mut self.lu, &mut x, &self.newton)
+            .map_err(|e| StringStepError::from_newton(SCHEME, cx, e))?;
+        let (r, v): (Vec<[f64; 3]>, Vec<[f64; 3]>) = (0..=ns).map(|i| sys.level(&x, i)).unzip();
+        self.r = r;
+        self.v = v;
+        self.t = t1;
+        self.steps += 1;
+        self.iterations += rep.iterations;
+        self.at_floor += usize::from(rep.at_floor);
+        Ok(())
+    }
+}
+
+/// The equations of one slab for the new level `(x¹, v¹)` of the free nodes (6 rows each:
+/// `R1` in group 0, `R2` in group 1; module docs).
+struct Slab<'a> {
+    element: &'a BilinearElement<StringPointLaw, 3>,
+    ns: usize,
+    first: usize,
+    ht: f64,
+    /// Scale `ρA/ht` of the `R1` rows.
+    r1_scale: f64,
+    mass: f64,
+    x0: &'a [[f64; 3]],
+    v0: &'a [[f64; 3]],
+    /// The prescribed suspension point's new level (Dirichlet).
+    top: ([f64; 3], [f64; 3]),
+    /// `∫_I F dt` (Neumann).
+    impulse: [f64; 3],
+    loads: Vec<[f64; 3]>,
+    groups: Vec<u8>,
+    q: [f64; N_DOF],
+    re: [f64; N_DOF],
+    me: [f64; N_DOF],
+    ke: Box<[[f64; N_DOF]; N_DOF]>,
+}
+
+impl Slab<'_> {
+    /// `(x¹_i, v¹_i)`.
+    fn level(&self, x: &[f64], i: usize) -> ([f64; 3], [f64; 3]) {
+        if i < self.first {
+            self.top
+        } else {
+            let o = 6 * (i - self.first);
+            ([x[o], x[o + 1], x[o + 2]], [x[o + 3], x[o + 4], x[o + 5]])
+        }
+    }
+}
+
+impl BandedSystem for Slab<'_> {
+    type Error = ElementError;
+
+    fn row_groups(&self) -> &[u8] {
+        &self.groups
+    }
+
+    fn assemble(
+        &mut self,
+        x: &[f64],
+        res: &mut [f64],
+        mag: &mut [f64],
+        mut jac: Option<&mut BandedJacobian<'_>>,
+    ) -> Result<(), ElementError> {
+        let (ns, first, ht) = (self.ns, self.first, self.ht);
+        for es in 0..ns {
+            // local dof 6a + c, a = i_s + 2 i_t: the old level (i_t = 0) and the new one
+            for a in 0..4 {
+                let (i, new) = (es + a % 2, a >= 2);
+                let (p, v) = if new {
+                    self.level(x, i)
+                } else {
+                    (self.x0[i], self.v0[i])
+                };
+                self.q[6 * a..6 * a + 3].copy_from_slice(&p);
+                self.q[6 * a + 3..6 * a + 6].copy_from_slice(&v);
+            }
+            let ke = jac.is_some().then_some(self.ke.as_flattened_mut());
+            self.element
+                .residual_terms(&self.q, &mut self.re, Some(&mut self.me), ke)?;
+            // slab row of node es + i_s = element rows (i_s, 0) + (i_s, 1): test w = S_i
+            for is in 0..2 {
+                let node = es + is;
+                if node < first {
+                    continue;
                 }
-                self.element
-                    .residual_into(&q, &mut re, Some(ke.as_flattened_mut()))
-                    .map_err(|e| StringStepError::singular(SCHEME, self.t, e))?;
-                // slab row of node es + i_s = element rows (i_s, 0) + (i_s, 1): test w = S_i
-                for is in 0..2 {
-                    let node = es + is;
-                    if node < first {
+                for c in 0..6 {
+                    let scale = if c < 3 { self.r1_scale } else { 1.0 };
+                    let (ra, rb) = (6 * is + c, 6 * (is + 2) + c);
+                    let row = 6 * (node - first) + c;
+                    res[row] += scale * (self.re[ra] + self.re[rb]);
+                    mag[row] += scale * (self.me[ra] + self.me[rb]);
+                    let Some(jac) = jac.as_deref_mut() else {
                         continue;
-                    }
-                    for c in 0..6 {
-                        let scale = if c < 3 { r1_scale } else { 1.0 };
-                        let (ra, rb) = (6 * is + c, 6 * (is + 2) + c);
-                        let row = 6 * (node - first) + c;
-                        res[row] += scale * (re[ra] + re[rb]);
-                        // unknowns: the new level, local nodes 2 + j_s
-                        for js in 0..2 {
-                            let other = es + js;
+                    };
+                    // unknowns: the new level, local nodes 2 + j_s
+                    for js in 0..2 {
+                        let other = es + js;
+                        for d in 0..6 {
+                            let col = 6 * (2 + js) + d;
+                            let v = scale * (self.ke[ra][col] + self.ke[rb][col]);
                             if other < first {
-                                continue;
-                            }
-                            for d in 0..6 {
-                                let col = 6 * (2 + js) + d;
-                                self.lu.add(
-                                    row,
-                                    6 * (other - first) + d,
-                                    scale * (ke[ra][col] + ke[rb][col]),
-                                );
+                                // the prescribed suspension point: its round-off only
+                                jac.add_known(row, v, u8::from(d >= 3));
+                            } else {
+                                jac.add(row, 6 * (other - first) + d, v);
                             }
                         }
                     }
                 }
             }
-            // loads, payload inertia, support force (R2 rows)
-            for (i, f) in loads.iter().enumerate().skip(first) {
-                let row = 6 * (i - first) + 3;
-                for c in 0..3 {
-                    res[row + c] -= ht * f[c];
-                    if i == ns {
-                        res[row + c] += mass * (v1[ns][c] - v0[ns][c]);
-                        self.lu.add(row + c, row + c, mass);
-                    }
-                    if i == 0 {
-                        res[row + c] -= impulse[c];
+        }
+        // loads, payload inertia, support force (R2 rows)
+        for (i, f) in self.loads.iter().enumerate().skip(first) {
+            let row = 6 * (i - first) + 3;
+            for c in 0..3 {
+                res[row + c] -= ht * f[c];
+                mag[row + c] += (ht * f[c]).abs();
+                if i == ns {
+                    let v1 = self.level(x, ns).1;
+                    let t = self.mass * (v1[c] - self.v0[ns][c]);
+                    res[row + c] += t;
+                    mag[row + c] += t.abs();
+                    if let Some(jac) = jac.as_deref_mut() {
+                        jac.add(row + c, row + c, self.mass);
                     }
                 }
-            }
-            let norm = res.iter().fold(0.0f64, |m, x| m.max(x.abs()));
-            if !norm.is_finite() {
-                break;
-            }
-            if norm < tol || (it > 2 && norm >= 0.5 * last && norm < 1e3 * tol) {
-                self.r = x1;
-                self.v = v1;
-                self.t = t1;
-                return Ok(());
-            }
-            last = norm;
-            self.lu
-                .factorize()
-                .map_err(|e| StringStepError::singular(SCHEME, self.t, e))?;
-            self.lu.solve_in_place(&mut res);
-            self.iterations += 1;
-            for i in first..=ns {
-                for c in 0..3 {
-                    x1[i][c] -= res[6 * (i - first) + c];
-                    v1[i][c] -= res[6 * (i - first) + 3 + c];
+                if i == 0 {
+                    res[row + c] -= self.impulse[c];
+                    mag[row + c] += self.impulse[c].abs();
                 }
             }
         }
-        Err(StringStepError::Newton {
-            scheme: SCHEME,
-            t: self.t,
-            residual: last,
-            iterations: MAX_ITERATIONS,
-        })
+        Ok(())
     }
 }
 

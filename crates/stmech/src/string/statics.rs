@@ -41,16 +41,8 @@ impl Hanging<'_> {
 impl BandedSystem for Hanging<'_> {
     type Error = SolveError;
 
-    fn n_groups(&self) -> usize {
-        1
-    }
-
     fn row_groups(&self) -> &[u8] {
         &self.groups
-    }
-
-    fn position_group(&self) -> u8 {
-        0
     }
 
     /// `r_i = Σ_e ±n_e − f_i` (internal minus external force), `m_i = Σ |terms|`.

@@ -3,6 +3,7 @@
 
 use super::{CraneError, CraneSolution, dot};
 use crate::inverse::trajectory::TipTrajectory;
+use crate::solve::newton::Stage;
 use crate::string::Compression;
 use crate::string::dynamics::{Actuation, StringStepError, StringStepper};
 use crate::string::space_time::SpaceTimeString;
@@ -49,7 +50,9 @@ pub fn closed_loop(
 /// string model (`replay`, tension-only law) on `refine × n_s` elements with the step
 /// `ht / refine`, and measures the payload's deviation from the path at every step. Also
 /// returns the replayed payload at the inverse mesh's time nodes. A failed step is
-/// [`CraneError::Replay`], with the largest deviation up to it.
+/// [`CraneError::Replay`], with the largest deviation up to it. The replay's Newton has the
+/// default [`crate::solve::newton::NewtonParams`] (relative tolerance `1e-10`) and names its
+/// failures [`Stage::Replay`] (a check of the result, not the result).
 pub fn closed_loop_with(
     sol: &CraneSolution,
     path: &dyn TipTrajectory,
@@ -66,7 +69,8 @@ pub fn closed_loop_with(
     // one step to the time t, returning the payload there
     let mut advance: Box<dyn FnMut(f64) -> Result<[f64; 3], StringStepError> + '_> = match replay {
         Replay::DiscreteGradient => {
-            let mut st = StringStepper::hanging(model, ns, mesh.t_start, &susp);
+            let mut st =
+                StringStepper::hanging(model, ns, mesh.t_start, &susp).with_stage(Stage::Replay);
             Box::new(move |t| {
                 st.step(dt)?;
                 st.t = t;
@@ -81,7 +85,8 @@ pub fn closed_loop_with(
                 mesh.t_start,
                 Actuation::Suspension(&susp),
                 Compression::Slack,
-            )?;
+            )?
+            .with_stage(Stage::Replay);
             Box::new(move |t| {
                 st.step()?;
                 st.t = t;

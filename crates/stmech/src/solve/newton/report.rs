@@ -60,6 +60,28 @@ impl NewtonReport {
         self.at_floor |= other.at_floor;
         self.residual_floor = self.residual_floor.max(other.residual_floor);
     }
+
+    /// Runs the numeric factorisation `factorize`, counting it and its time (a helper for
+    /// [`super::NewtonProblem::correction`]).
+    pub fn timed_factorization<E>(
+        &mut self,
+        factorize: impl FnOnce() -> Result<(), E>,
+    ) -> Result<(), E> {
+        let t = std::time::Instant::now();
+        factorize()?;
+        self.factorizations += 1;
+        self.factorization_seconds += t.elapsed().as_secs_f64();
+        Ok(())
+    }
+
+    /// The correction `dx = J⁻¹ r`: `r` copied into `dx` and solved in place by `solve` (the
+    /// factorised `J`), adding its time (a helper for [`super::NewtonProblem::correction`]).
+    pub fn timed_solve(&mut self, r: &[f64], dx: &mut [f64], solve: impl FnOnce(&mut [f64])) {
+        let t = std::time::Instant::now();
+        dx.copy_from_slice(r);
+        solve(dx);
+        self.solve_seconds += t.elapsed().as_secs_f64();
+    }
 }
 
 /// Which kind of solve a Newton iteration belongs to: it decides the remedy that a failure
@@ -86,6 +108,10 @@ pub enum Stage {
     Replay,
     /// The static equilibrium of a hanging string ([`crate::string::statics`]).
     StringStatics,
+    /// A step of a string's forward model ([`crate::string::dynamics`],
+    /// [`crate::string::space_time`]) used on its own (the crane's closed loop is a
+    /// [`Replay`](Self::Replay)).
+    StringStep,
 }
 
 impl Stage {
@@ -122,6 +148,10 @@ impl Stage {
                 "check the rope data (a hanging rope with positive length, mass and stiffness \
                  has one equilibrium)"
             }
+            Self::StringStep => {
+                "use a smaller time step (or slab); or raise the iteration limit of the \
+                 stepper's NewtonParams"
+            }
         }
     }
 
@@ -134,6 +164,7 @@ impl Stage {
             Self::InverseDomain | Self::SpatialInverseDomain => "space-time solve",
             Self::Replay => "replay step",
             Self::StringStatics => "static solve of the hanging rope",
+            Self::StringStep => "string step",
         }
     }
 }
