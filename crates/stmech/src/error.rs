@@ -37,12 +37,22 @@ fn newton_message(
             stalled,
         }
         .suggested_tolerance();
+        // only the stages a scenario's `newton` table governs name it
+        let remedy = match stage {
+            Stage::Replay => "the replay is a check of the result and has no newton table: \
+                              verify on a finer mesh, or switch the check off with \
+                              verify.closed_loop = false"
+                .to_string(),
+            Stage::StringStep => {
+                format!("raise the tolerance of the stepper's NewtonParams to {suggest:.0e}")
+            }
+            _ => format!("raise newton.tolerance to {suggest:.0e}"),
+        };
         format!(
             "Newton stalled in {place} after {iterations} iterations: the relative residual \
              {residual:.3e} stays above the tolerance {tolerance:.1e}, at the round-off floor of \
              this problem (estimated {floor:.1e}; it grows with the stiffness, the number of \
-             elements and the distance from the origin). Remedy: raise newton.tolerance to \
-             {suggest:.0e}"
+             elements and the distance from the origin). Remedy: {remedy}"
         )
     } else {
         format!(
@@ -162,4 +172,24 @@ pub enum Error {
     /// Solver failure.
     #[error(transparent)]
     Solve(#[from] SolveError),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue 29, "remedies name only fields that exist": a stall at the floor names
+    /// `newton.tolerance` where a scenario's `newton` table governs the solve, and not in a
+    /// closed-loop replay (which has none).
+    #[test]
+    fn a_stall_names_newton_tolerance_only_where_the_scenario_has_it() {
+        let msg = |stage| newton_message(stage, 3, 0.0, 0.1, 12, 4e-10, 3e-10, 1e-10, true);
+        assert!(msg(Stage::TimeBlock).contains("raise newton.tolerance to"));
+        let replay = msg(Stage::Replay);
+        assert!(
+            !replay.contains("newton.tolerance") && replay.contains("verify.closed_loop"),
+            "{replay}"
+        );
+        assert!(!msg(Stage::StringStep).contains("newton.tolerance"));
+    }
 }
