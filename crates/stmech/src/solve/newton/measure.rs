@@ -169,12 +169,12 @@ impl Measures {
             }
         }
         if nan {
-            self.from_rows_by_row(n_groups, groups, r, m, phi);
+            self.rows_one_by_one(n_groups, groups, r, m, phi);
         }
     }
 
     /// [`from_rows`](Self::from_rows) row by row with [`add_row`](Self::add_row).
-    fn from_rows_by_row(
+    fn rows_one_by_one(
         &mut self,
         n_groups: usize,
         groups: &[u8],
