@@ -93,6 +93,8 @@ pub struct EnergyMomentumStepper<'a> {
     rotation: RotationIncrement,
     predictor: VelocityHistory,
     vbar: Vec<f64>,
+    /// `Δt` of the factorisation the solver keeps for its chord steps (NaN: none).
+    factorized_dt: f64,
     /// Newton's report of the last step (its accepted solve).
     report: NewtonReport,
     /// Newton iterations (linear solves) of the last step, a retry from the plain predictor
@@ -149,6 +151,7 @@ impl<'a> EnergyMomentumStepper<'a> {
             rotation: RotationIncrement::default(),
             predictor: VelocityHistory::new(n),
             vbar: vec![0.0; n],
+            factorized_dt: f64::NAN,
             report: NewtonReport::default(),
             last_iterations: 0,
         })
@@ -157,6 +160,17 @@ impl<'a> EnergyMomentumStepper<'a> {
     /// Chooses the rotation update (default [`RotationIncrement::Cayley`]).
     pub fn with_rotation_increment(mut self, rotation: RotationIncrement) -> Self {
         self.rotation = rotation;
+        self
+    }
+
+    /// Keeps the factorised iteration matrix across steps ([`BeamNewton::keep_across_solves`]):
+    /// a step starts with chord steps on an earlier step's matrix while that takes at most
+    /// [`super::newton::KEPT_CHORD_LIMIT`] corrections. Every step still meets the Newton stop;
+    /// the chord steps stop just below it, so energy and angular momentum are conserved to the
+    /// tolerance rather than far below it. For the closed-loop replays, which compare
+    /// trajectories.
+    pub fn with_factorization_across_steps(mut self) -> Self {
+        self.solver.keep_across_solves(true);
         self
     }
 
@@ -250,6 +264,11 @@ impl<'a> EnergyMomentumStepper<'a> {
             t_end: t1,
             stage: self.stage,
         };
+        if self.dt != self.factorized_dt {
+            // the iteration matrix of another step length (its inertia 2/Δt² M) is no chord
+            // matrix here
+            self.solver.invalidate();
+        }
         let mut d = std::mem::take(&mut self.d);
         let mut p = StepProblem {
             model: self.model,
@@ -263,6 +282,7 @@ impl<'a> EnergyMomentumStepper<'a> {
             dt: self.dt,
         };
         let res = self.solver.solve(&mut p, &mut d, &self.newton, cx);
+        self.factorized_dt = if res.is_ok() { self.dt } else { f64::NAN };
         self.d = d;
         res
     }

@@ -174,6 +174,16 @@ pub(crate) trait BeamProblem {
     fn coordinates<'a>(&'a self, x: &'a [f64]) -> &'a [f64];
 }
 
+/// Corrections above which a solve that started with a kept factorisation
+/// ([`BeamNewton::keep_across_solves`]) drops it, so that the next solve linearises at its
+/// start; a solve that has to refactorise drops it too. A step's chord correction (residual
+/// pass and back substitution) costs about a third of a linearisation (matrix pass and banded
+/// factorisation; callgrind, the beam inverse's replay): measured on that replay (64 quadratic
+/// elements, 3000 steps), a limit of 2 takes 1.9 corrections and 0.11 factorisations per step,
+/// against 1.5 and 1 linearising every step, 2.5 and 0.01 with a limit of 3, 3.4 and none
+/// without a limit.
+pub const KEPT_CHORD_LIMIT: usize = 2;
+
 /// The linear algebra and buffers of the beam's Newton solves (kept across steps).
 #[derive(Debug)]
 pub struct BeamNewton {
@@ -186,7 +196,7 @@ pub struct BeamNewton {
     tangent_at_last: bool,
     /// The matrix was assembled after the last factorisation.
     stale: bool,
-    /// The LU holds a factorisation of this solve.
+    /// The LU holds a factorisation (of this solve, or kept from an earlier one).
     factorized: bool,
     /// Linear solves (corrections) since [`reset_corrections`](Self::reset_corrections).
     corrections: usize,
@@ -194,6 +204,8 @@ pub struct BeamNewton {
     has_floor: bool,
     /// Relative residual of the last evaluation of this solve (∞ at its start).
     last_relative: f64,
+    /// The factorisation is kept across solves ([`keep_across_solves`](Self::keep_across_solves)).
+    across_solves: bool,
     buf: DriverBuffers,
 }
 
@@ -215,6 +227,7 @@ impl BeamNewton {
             corrections: 0,
             has_floor: false,
             last_relative: f64::INFINITY,
+            across_solves: false,
             buf: DriverBuffers::default(),
         })
     }
@@ -229,6 +242,27 @@ impl BeamNewton {
         self.corrections = 0;
     }
 
+    /// Keeps the factorisation across solves ([`Refactorization::Chord`] only): a solve then
+    /// starts with chord steps on the matrix of an earlier one (another step's, which differs
+    /// by the change of the state over a step) instead of linearising at its start, while that
+    /// pays ([`KEPT_CHORD_LIMIT`]). Callers [`invalidate`](Self::invalidate) it where the
+    /// problem itself changes (another time step). Off by default: the chord steps on an old
+    /// matrix converge linearly and stop just below the tolerance, where a step that starts
+    /// with Newton usually ends far below it (the flying beam's energy balance, which the
+    /// forward runs report, grows from 2e-10 to 7e-9 J; the replays of the inverse problems
+    /// only compare trajectories).
+    pub fn keep_across_solves(&mut self, on: bool) {
+        self.across_solves = on;
+        if !on {
+            self.factorized = false;
+        }
+    }
+
+    /// Forgets the kept factorisation: the next solve linearises at its start.
+    pub fn invalidate(&mut self) {
+        self.factorized = false;
+    }
+
     /// Runs Newton on `p` from `x` (updated in place). On return `p` has been evaluated at
     /// the returned `x` (its derived state, e.g. `x₁`, belongs to it).
     pub(crate) fn solve<P: BeamProblem>(
@@ -238,13 +272,28 @@ impl BeamNewton {
         params: &NewtonParams,
         cx: NewtonContext,
     ) -> Result<NewtonReport, SolveError> {
-        self.factorized = false;
+        if !self.across_solves {
+            self.factorized = false;
+        }
+        // whether the chord steps start with the factorisation of an earlier solve
+        let kept = self.factorized;
         self.tangent_at_last = false;
         self.last_relative = f64::INFINITY;
         let mut buf = std::mem::take(&mut self.buf);
         let policy = self.policy;
         let res = drive(&mut Adapter { p, s: self }, x, params, policy, &mut buf);
         self.buf = buf;
+        if res.is_err() {
+            // (the matrix of a failed solve is no start for the next one)
+            self.factorized = false;
+        }
+        if let Ok(r) = &res
+            && kept
+            && (r.factorizations > 0 || r.iterations > KEPT_CHORD_LIMIT)
+        {
+            // the kept matrix no longer pays: the next solve linearises at its start
+            self.factorized = false;
+        }
         let nonfinite = |iteration| SolveError::NonFinite {
             block: cx.block,
             t_start: cx.t_start,

@@ -238,7 +238,9 @@ pub fn closed_loop(
                 reason: reason(&source),
                 source: Box::new(source),
             })?
-            .with_stage(Stage::Replay);
+            .with_stage(Stage::Replay)
+            // (a replay compares trajectories: chord steps on an earlier step's matrix)
+            .with_factorization_across_steps();
     let mut worst = [0.0f64; 2];
     let mut when = [t_start; 2];
     let mut steps = 0usize;
