@@ -113,20 +113,23 @@ fn peak_of(sol: &SpaceTimeSolution) -> f64 {
         .fold(0.0f64, f64::max)
 }
 
-#[test]
-fn beam_inverse_fem_is_invariant_under_units_and_origin() {
-    let unit = SectionProperties {
-        rho_a: 1.0,
-        rho_i: 1.0,
-        ea: 1.0,
-        ga: 1.0,
-        ei: 1.0,
-    };
+/// The unit section of the (a), (b), (c) matrix.
+const UNIT: SectionProperties = SectionProperties {
+    rho_a: 1.0,
+    rho_i: 1.0,
+    ea: 1.0,
+    ga: 1.0,
+    ei: 1.0,
+};
+
+/// Solves (a) SI, (b) mm-g-ms and (c) 10⁶ m away and rotated by 0.7 with `solve`, on 12 × 72;
+/// returns (c)'s solution, the largest differences of the actuation to (a) after converting
+/// units ((b): forces in N, moment in N·mm) and rotating back ((c)), and (a)'s peak.
+fn three_cases(solve: impl Fn(&Case) -> SpaceTimeSolution) -> (SpaceTimeSolution, f64, f64, f64) {
     let (ns, nt) = (12, 72);
-    println!("| case | iterations | at_floor | floor | peak actuation |");
     let si = solve(&Case {
         name: "(a) SI",
-        section: unit,
+        section: UNIT,
         l: 1.0,
         tau: 1.0,
         origin: [0.0; 2],
@@ -139,7 +142,7 @@ fn beam_inverse_fem_is_invariant_under_units_and_origin() {
         section: SectionProperties {
             ei: 1e6,
             rho_i: 1e6,
-            ..unit
+            ..UNIT
         },
         l: 1e3,
         tau: 1e3,
@@ -151,112 +154,7 @@ fn beam_inverse_fem_is_invariant_under_units_and_origin() {
     let rot = 0.7f64;
     let far = solve(&Case {
         name: "(c) 1e6 m away, rotated 0.7",
-        section: unit,
-        l: 1.0,
-        tau: 1.0,
-        origin: [1e6, -0.5e6],
-        rot,
-        ns,
-        nt,
-    });
-    let scale = peak_of(&si);
-    let (s, c) = rot.sin_cos();
-    let mut d_mm = 0.0f64;
-    let mut d_far = 0.0f64;
-    for ((a, b), f) in si.actuation.iter().zip(&mm.actuation).zip(&far.actuation) {
-        // (b): forces in N, moment in N·mm
-        d_mm = d_mm
-            .max((a[0] - b[0]).abs())
-            .max((a[1] - b[1]).abs())
-            .max((a[2] - 1e-3 * b[2]).abs());
-        // (c): forces rotated back
-        let (fx, fy) = (c * f[0] + s * f[1], -s * f[0] + c * f[1]);
-        d_far = d_far
-            .max((a[0] - fx).abs())
-            .max((a[1] - fy).abs())
-            .max((a[2] - f[2]).abs());
-    }
-    println!(
-        "max |ΔF| / peak: mm {:.2e}, far {:.2e}",
-        d_mm / scale,
-        d_far / scale
-    );
-    assert!(d_mm <= 1e-8 * scale, "{d_mm:e}");
-    // Derived tolerance for (c): 10⁶ m from the origin the positions carry 10⁶ ε ≈ 2e-10 m of
-    // round-off, and the strains computed from them lose six digits; the solve reports its
-    // relative round-off floor (measured 5.6e-8, `at_floor`), and no iterate can agree better
-    // than that: 1e-8 or the reported floor, whichever is larger, of the peak actuation.
-    let tol_far = 1e-8f64.max(far.newton.residual_floor);
-    assert!(
-        d_far <= tol_far * scale,
-        "{d_far:e} > {tol_far:e} · {scale:e}"
-    );
-}
-
-/// The same (a), (b), (c) by the method of characteristics with its default settings: the
-/// nodal fixed point stops on its change family by family relative to the node's tangent
-/// (`|p|_M`, docs/theory.md §8, "The nodal stop"), the same criterion in any units and at any
-/// origin (positions do not enter it). Bound, derived: a node stops within `τ = 1e-13` (plus
-/// its round-off floor `8 ε c_max/c_min`, 2e-15 here) of its tangent, i.e. a strain change of
-/// `τ`, a force change of `EA τ`, carried down `n_s` lines: `n_s EA τ / peak` = 9.6e-13 of the
-/// peak (`EA = 1 N`, peak 1.27 N); 1e-8 asserted as for every row of the matrix. Measured:
-/// (b) 1.3e-15, (c) 1.6e-15, 4.489 iterations per node in every case. (Until issue 29 the
-/// stop was `τ (1 + |state|)`: 10⁶ m from the origin 10⁶ times looser.)
-#[test]
-fn beam_inverse_characteristics_are_invariant_under_units_and_origin() {
-    let unit = SectionProperties {
-        rho_a: 1.0,
-        rho_i: 1.0,
-        ea: 1.0,
-        ga: 1.0,
-        ei: 1.0,
-    };
-    let (ns, nt) = (12, 72);
-    let run = |c: &Case| {
-        let (beam, mesh, tr) = problem(c);
-        let ch = solve_characteristics(&beam, &mesh, &tr, &CharacteristicsSettings::default())
-            .unwrap_or_else(|e| panic!("{}: {e}", c.name));
-        let r = &ch.report;
-        println!(
-            "| {:<28} | {:.3} per node (max {}) | {} of {} at floor | {:>12.6e} |",
-            c.name,
-            r.iterations_total as f64 / r.nodes as f64,
-            r.iterations_max,
-            r.nodes_at_floor,
-            r.nodes,
-            peak_of(&ch.solution)
-        );
-        ch.solution
-    };
-    println!("| case | fixed-point iterations | at floor | peak actuation |");
-    let si = run(&Case {
-        name: "(a) SI",
-        section: unit,
-        l: 1.0,
-        tau: 1.0,
-        origin: [0.0; 2],
-        rot: 0.0,
-        ns,
-        nt,
-    });
-    let mm = run(&Case {
-        name: "(b) mm-g-ms",
-        section: SectionProperties {
-            ei: 1e6,
-            rho_i: 1e6,
-            ..unit
-        },
-        l: 1e3,
-        tau: 1e3,
-        origin: [0.0; 2],
-        rot: 0.0,
-        ns,
-        nt,
-    });
-    let rot = 0.7f64;
-    let far = run(&Case {
-        name: "(c) 1e6 m away, rotated 0.7",
-        section: unit,
+        section: UNIT,
         l: 1.0,
         tau: 1.0,
         origin: [1e6, -0.5e6],
@@ -283,6 +181,54 @@ fn beam_inverse_characteristics_are_invariant_under_units_and_origin() {
         d_mm / scale,
         d_far / scale
     );
+    (far, d_mm, d_far, scale)
+}
+
+#[test]
+fn beam_inverse_fem_is_invariant_under_units_and_origin() {
+    println!("| case | iterations | at_floor | floor | peak actuation |");
+    let (far, d_mm, d_far, scale) = three_cases(solve);
+    assert!(d_mm <= 1e-8 * scale, "{d_mm:e}");
+    // Derived tolerance for (c): 10⁶ m from the origin the positions carry 10⁶ ε ≈ 2e-10 m of
+    // round-off, and the strains computed from them lose six digits; the solve reports its
+    // relative round-off floor (measured 5.6e-8, `at_floor`), and no iterate can agree better
+    // than that: 1e-8 or the reported floor, whichever is larger, of the peak actuation.
+    let tol_far = 1e-8f64.max(far.newton.residual_floor);
+    assert!(
+        d_far <= tol_far * scale,
+        "{d_far:e} > {tol_far:e} · {scale:e}"
+    );
+}
+
+/// The same (a), (b), (c) by the method of characteristics with its default settings: the
+/// nodal fixed point stops on its change family by family relative to the node's tangent
+/// (`|p|_M`, docs/theory.md §8, "The nodal stop"), the same criterion in any units and at any
+/// origin (positions do not enter it). Bound, derived: a node stops within `τ = 1e-13` (plus
+/// its round-off floor `8 ε c_max/c_min`, 2e-15 here) of its tangent, i.e. a strain change of
+/// `τ`, a force change of `EA τ`, carried down `n_s` lines: `n_s EA τ / peak` = 9.6e-13 of the
+/// peak (`EA = 1 N`, peak 1.27 N); 1e-8 asserted as for every row of the matrix. Measured:
+/// (b) 1.3e-15, (c) 1.6e-15, 4.489 iterations per node in every case. (Until issue 29 the
+/// stop was `τ (1 + |state|)`: 10⁶ m from the origin 10⁶ times looser.)
+#[test]
+fn beam_inverse_characteristics_are_invariant_under_units_and_origin() {
+    let run = |c: &Case| {
+        let (beam, mesh, tr) = problem(c);
+        let ch = solve_characteristics(&beam, &mesh, &tr, &CharacteristicsSettings::default())
+            .unwrap_or_else(|e| panic!("{}: {e}", c.name));
+        let r = &ch.report;
+        println!(
+            "| {:<28} | {:.3} per node (max {}) | {} of {} at floor | {:>12.6e} |",
+            c.name,
+            r.iterations_total as f64 / r.nodes as f64,
+            r.iterations_max,
+            r.nodes_at_floor,
+            r.nodes,
+            peak_of(&ch.solution)
+        );
+        ch.solution
+    };
+    println!("| case | fixed-point iterations | at floor | peak actuation |");
+    let (_, d_mm, d_far, scale) = three_cases(run);
     assert!(d_mm <= 1e-8 * scale, "{d_mm:e}");
     assert!(d_far <= 1e-8 * scale, "{d_far:e}");
 }
