@@ -1,6 +1,7 @@
 //! Sparse LU with a reusable symbolic factorisation (faer): the pattern and the fill-reducing
-//! ordering (COLAMD) are computed once per mesh; each Newton iteration only refactorises
-//! numerically and solves, without allocating.
+//! ordering (the natural one where it is a band ordering, else COLAMD: see [`ordered`]) are
+//! computed once per mesh; each Newton iteration only refactorises numerically and solves,
+//! without allocating.
 
 use crate::discretize::pattern::CscPattern;
 use crate::error::SolveError;
@@ -9,22 +10,10 @@ use faer::Par;
 use faer::dyn_stack::{MemBuffer, MemStack};
 use faer::sparse::linalg::lu::{LuSymbolicParams, NumericLu, SymbolicLu, factorize_symbolic_lu};
 use faer::sparse::{SparseColMatRef, SymbolicSparseColMat};
+pub use ordered::NATURAL_FILL_LIMIT;
+use ordered::OrderedLu;
 
-/// Symbolic parameters: COLAMD ordering (faer's only choice) and the supernodal numeric
-/// factorisation forced. On the block-banded space-time Jacobians faer's automatic choice picks
-/// the simplicial variant, which was measured 2.2× slower (rectangular-load example, 1000
-/// elements: 2.08 s vs 0.93 s for 13 Newton iterations).
-fn symbolic_params(supernodal: bool) -> LuSymbolicParams<'static> {
-    use faer::sparse::linalg::SupernodalThreshold;
-    LuSymbolicParams {
-        supernodal_flop_ratio_threshold: if supernodal {
-            SupernodalThreshold::FORCE_SUPERNODAL
-        } else {
-            SupernodalThreshold::FORCE_SIMPLICIAL
-        },
-        ..Default::default()
-    }
-}
+mod ordered;
 
 /// Sparse LU solver for a fixed pattern.
 ///
@@ -36,11 +25,20 @@ pub struct SparseLu {
     pattern: CscPattern,
     /// The pattern with 32-bit indices, checked once.
     sym: SymbolicSparseColMat<u32>,
-    symbolic: SymbolicLu<u32>,
-    numeric: NumericLu<u32, f64>,
-    factor_buf: MemBuffer,
-    solve_buf: MemBuffer,
+    factors: Factors,
     factorized: bool,
+}
+
+/// faer's simplicial LU with its own ordering (COLAMD), or the supernodal LU in the ordering
+/// of [`ordered`].
+enum Factors {
+    Faer {
+        symbolic: SymbolicLu<u32>,
+        numeric: NumericLu<u32, f64>,
+        factor_buf: MemBuffer,
+        solve_buf: MemBuffer,
+    },
+    Ordered(OrderedLu),
 }
 
 impl std::fmt::Debug for SparseLu {
@@ -53,10 +51,26 @@ impl std::fmt::Debug for SparseLu {
 }
 
 impl SparseLu {
-    /// Symbolic analysis of `pattern` for the supernodal factorisation (see
-    /// `symbolic_params`).
+    /// Symbolic analysis of `pattern` for the supernodal factorisation, in the natural
+    /// ordering where that is a band ordering, else in COLAMD's ([`ordered`]).
     pub fn new(pattern: CscPattern) -> Result<Self, SolveError> {
-        Self::with_supernodes(pattern, true)
+        Self::ordered(pattern, None)
+    }
+
+    /// [`new`](Self::new) with the columns eliminated in the order `order` (a permutation of
+    /// `0..n`: `order[k]` is eliminated `k`-th), or chosen there for `None`.
+    ///
+    /// # Errors
+    /// `order` is not a permutation, or the pattern exceeds 32-bit indices.
+    fn ordered(pattern: CscPattern, order: Option<&[u32]>) -> Result<Self, SolveError> {
+        let sym = ordered::narrow(&pattern)?;
+        let lu = OrderedLu::new(sym.as_ref(), order)?;
+        Ok(Self {
+            pattern,
+            sym,
+            factors: Factors::Ordered(lu),
+            factorized: false,
+        })
     }
 
     /// Symbolic analysis of `pattern` for the simplicial factorisation: for a matrix factorised
@@ -64,31 +78,15 @@ impl SparseLu {
     /// multiplier: a beam of 2000 elements, 72 000 unknowns, factorises in half the time of the
     /// supernodal variant).
     pub fn new_simplicial(pattern: CscPattern) -> Result<Self, SolveError> {
-        Self::with_supernodes(pattern, false)
-    }
-
-    fn with_supernodes(pattern: CscPattern, supernodal: bool) -> Result<Self, SolveError> {
-        let n = pattern.n;
-        let narrow = |v: &[usize]| -> Result<Vec<u32>, SolveError> {
-            v.iter()
-                .map(|&i| u32::try_from(i))
-                .collect::<Result<_, _>>()
-                .map_err(|_| {
-                    SolveError::Factorization(format!(
-                        "{} nonzeros exceed the 32-bit indices of the sparse LU",
-                        pattern.nnz()
-                    ))
-                })
+        let sym = ordered::narrow(&pattern)?;
+        let params = LuSymbolicParams {
+            supernodal_flop_ratio_threshold:
+                faer::sparse::linalg::SupernodalThreshold::FORCE_SIMPLICIAL,
+            ..Default::default()
         };
-        let sym = SymbolicSparseColMat::new_checked(
-            n,
-            n,
-            narrow(&pattern.col_ptr)?,
-            None,
-            narrow(&pattern.row_idx)?,
-        );
-        let symbolic = factorize_symbolic_lu(sym.as_ref(), symbolic_params(supernodal))
+        let symbolic = factorize_symbolic_lu(sym.as_ref(), params)
             .map_err(|e| SolveError::Factorization(format!("{e:?}")))?;
+
         let par = Par::Seq;
         let factor_buf =
             MemBuffer::new(symbolic.factorize_numeric_lu_scratch::<f64>(par, Default::default()));
@@ -96,10 +94,12 @@ impl SparseLu {
         Ok(Self {
             pattern,
             sym,
-            symbolic,
-            numeric: NumericLu::new(),
-            factor_buf,
-            solve_buf,
+            factors: Factors::Faer {
+                symbolic,
+                numeric: NumericLu::new(),
+                factor_buf,
+                solve_buf,
+            },
             factorized: false,
         })
     }
@@ -111,17 +111,29 @@ impl SparseLu {
 
     /// Numeric factorisation of the matrix with `values` in pattern order.
     pub fn factorize(&mut self, values: &[f64]) -> Result<(), SolveError> {
-        let mat = SparseColMatRef::new(self.sym.as_ref(), values);
         self.factorized = false;
-        self.symbolic
-            .factorize_numeric_lu(
-                &mut self.numeric,
-                mat,
-                Par::Seq,
-                MemStack::new(&mut self.factor_buf),
-                Default::default(),
-            )
-            .map_err(|e| SolveError::Factorization(format!("{e:?}; the Jacobian is singular")))?;
+        match &mut self.factors {
+            Factors::Faer {
+                symbolic,
+                numeric,
+                factor_buf,
+                ..
+            } => {
+                let mat = SparseColMatRef::new(self.sym.as_ref(), values);
+                symbolic
+                    .factorize_numeric_lu(
+                        numeric,
+                        mat,
+                        Par::Seq,
+                        MemStack::new(factor_buf),
+                        Default::default(),
+                    )
+                    .map_err(|e| {
+                        SolveError::Factorization(format!("{e:?}; the Jacobian is singular"))
+                    })?;
+            }
+            Factors::Ordered(lu) => lu.factorize(self.sym.as_ref(), values)?,
+        }
         self.factorized = true;
         Ok(())
     }
@@ -133,14 +145,24 @@ impl SparseLu {
     pub fn solve_in_place(&mut self, rhs: &mut [f64]) {
         assert!(self.factorized, "solve before factorize");
         let n = self.pattern.n;
-        let lu = faer::sparse::linalg::lu::LuRef::new_unchecked(&self.symbolic, &self.numeric);
-        let rhs = faer::MatMut::from_column_major_slice_mut(rhs, n, 1);
-        lu.solve_in_place_with_conj(
-            faer::Conj::No,
-            rhs,
-            Par::Seq,
-            MemStack::new(&mut self.solve_buf),
-        );
+        match &mut self.factors {
+            Factors::Faer {
+                symbolic,
+                numeric,
+                solve_buf,
+                ..
+            } => {
+                let lu = faer::sparse::linalg::lu::LuRef::new_unchecked(symbolic, numeric);
+                let rhs = faer::MatMut::from_column_major_slice_mut(rhs, n, 1);
+                lu.solve_in_place_with_conj(
+                    faer::Conj::No,
+                    rhs,
+                    Par::Seq,
+                    MemStack::new(solve_buf),
+                );
+            }
+            Factors::Ordered(lu) => lu.solve_in_place(rhs),
+        }
     }
 }
 
@@ -430,5 +452,147 @@ mod tests {
         let mut b = vec![3.0, 1.0];
         lu.solve_in_place(&mut b);
         assert!((b[0] - 1.0).abs() < 1e-14 && (b[1] - 1.0).abs() < 1e-14);
+    }
+
+    /// A non-symmetric pattern of `n` unknowns with a zero-free diagonal and scattered
+    /// entries (no band ordering), values in pattern order.
+    fn scattered(n: usize) -> (CscPattern, Vec<f64>) {
+        let entries: Vec<(usize, usize)> = (0..n)
+            .flat_map(|c| {
+                [c, (c * 7 + 3) % n, (c * 13 + 5) % n, (c + 1) % n]
+                    .into_iter()
+                    .map(move |r| (r, c))
+            })
+            .collect();
+        let pat = CscPattern::from_entries(n, || entries.iter().copied());
+        let vals = (0..pat.nnz())
+            .map(|k| ((k * 37 % 11) as f64) - 4.5 + 0.01 * k as f64)
+            .collect();
+        (pat, vals)
+    }
+
+    /// A block band: `nb` blocks of `b` unknowns, each coupled densely to itself and its two
+    /// neighbours (a chain of frames), values in pattern order.
+    fn block_band(nb: usize, b: usize) -> (CscPattern, Vec<f64>) {
+        let n = nb * b;
+        let entries: Vec<(usize, usize)> = (0..n)
+            .flat_map(|c| {
+                let blk = c / b;
+                (blk.saturating_sub(1) * b..((blk + 2) * b).min(n)).map(move |r| (r, c))
+            })
+            .collect();
+        let pat = CscPattern::from_entries(n, || entries.iter().copied());
+        let vals = (0..pat.nnz())
+            .map(|k| ((k * 37 % 11) as f64) - 4.5 + 0.01 * k as f64)
+            .collect();
+        (pat, vals)
+    }
+
+    /// Reference: faer's own symbolic and numeric supernodal LU (its COLAMD ordering).
+    fn faer_supernodal(pat: &CscPattern) -> (SparseLu, Vec<u32>) {
+        use faer::sparse::linalg::SupernodalThreshold;
+        let sym = ordered::narrow(pat).unwrap();
+        let params = LuSymbolicParams {
+            supernodal_flop_ratio_threshold: SupernodalThreshold::FORCE_SUPERNODAL,
+            ..Default::default()
+        };
+        let symbolic = factorize_symbolic_lu(sym.as_ref(), params).unwrap();
+        let colamd = symbolic.col_perm().arrays().0.to_vec();
+        let par = Par::Seq;
+        let lu = SparseLu {
+            pattern: pat.clone(),
+            sym,
+            factors: Factors::Faer {
+                factor_buf: MemBuffer::new(
+                    symbolic.factorize_numeric_lu_scratch::<f64>(par, Default::default()),
+                ),
+                solve_buf: MemBuffer::new(symbolic.solve_in_place_scratch::<f64>(1, par)),
+                symbolic,
+                numeric: NumericLu::new(),
+            },
+            factorized: false,
+        };
+        (lu, colamd)
+    }
+
+    fn solve(lu: &mut impl FnMut(&mut [f64]), b: &[f64]) -> Vec<f64> {
+        let mut x = b.to_vec();
+        lu(&mut x);
+        x
+    }
+
+    /// Given COLAMD's ordering, the ordered LU (own symbolic analysis, transpose built once) is
+    /// faer's supernodal LU to the bit, twice (the second factorisation reuses the buffers);
+    /// in another ordering it solves the same system as the dense LU.
+    #[test]
+    fn ordered_lu_with_colamds_ordering_is_faers_lu() {
+        let n = 300;
+        let (pat, vals) = scattered(n);
+        let (mut faer_lu, colamd) = faer_supernodal(&pat);
+        let mut ordered = SparseLu::ordered(pat.clone(), Some(&colamd)).unwrap();
+        let reversed: Vec<u32> = (0..n as u32).rev().collect();
+        let mut other = SparseLu::ordered(pat.clone(), Some(&reversed)).unwrap();
+        let mut dense = DenseLu::new(pat);
+        let b: Vec<f64> = (0..n).map(|i| (i as f64 * 0.3).sin() + 0.2).collect();
+        for _ in 0..2 {
+            faer_lu.factorize(&vals).unwrap();
+            ordered.factorize(&vals).unwrap();
+            other.factorize(&vals).unwrap();
+            dense.factorize(&vals).unwrap();
+            let x0 = solve(&mut |x| faer_lu.solve_in_place(x), &b);
+            let x1 = solve(&mut |x| ordered.solve_in_place(x), &b);
+            let x2 = solve(&mut |x| other.solve_in_place(x), &b);
+            let x3 = solve(&mut |x| dense.solve_in_place(x), &b);
+            let bits = |x: &[f64]| x.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+            assert_eq!(bits(&x0), bits(&x1));
+            let scale = x3.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+            for (a, d) in x2.iter().zip(&x3) {
+                assert!((a - d).abs() <= 1e-10 * scale, "{a} vs {d}");
+            }
+        }
+    }
+
+    /// The choice of ordering: a chain of frames (block band) keeps its natural order, whose
+    /// factors stay within the band; a scattered pattern gets COLAMD's (faer's own, so the
+    /// factors are faer's to the bit). Both solve as the dense LU does.
+    #[test]
+    fn natural_ordering_for_a_band_colamd_for_a_scattered_pattern() {
+        let (pat, vals) = block_band(60, 6);
+        let n = pat.n;
+        let mut band = SparseLu::new(pat.clone()).unwrap();
+        let Factors::Ordered(lu) = &band.factors else {
+            unreachable!()
+        };
+        assert_eq!(lu.order(), (0..n as u32).collect::<Vec<_>>().as_slice());
+        let mut dense = DenseLu::new(pat);
+        band.factorize(&vals).unwrap();
+        dense.factorize(&vals).unwrap();
+        let b: Vec<f64> = (0..n).map(|i| (i as f64 * 0.7).cos()).collect();
+        let x0 = solve(&mut |x| band.solve_in_place(x), &b);
+        let x1 = solve(&mut |x| dense.solve_in_place(x), &b);
+        let scale = x1.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+        for (a, d) in x0.iter().zip(&x1) {
+            assert!((a - d).abs() <= 1e-10 * scale, "{a} vs {d}");
+        }
+
+        let (pat, _) = scattered(400);
+        let (_, colamd) = faer_supernodal(&pat);
+        let lu = SparseLu::new(pat).unwrap();
+        let Factors::Ordered(lu) = &lu.factors else {
+            unreachable!()
+        };
+        assert_eq!(lu.order(), colamd.as_slice());
+    }
+
+    /// An ordering that is not a permutation is a typed error, not a panic.
+    #[test]
+    fn ordered_lu_refuses_a_non_permutation() {
+        let (pat, _) = scattered(250);
+        for bad in [vec![0u32; 250], (0..249).collect(), (1..=250).collect()] {
+            assert!(matches!(
+                SparseLu::ordered(pat.clone(), Some(&bad)),
+                Err(SolveError::Factorization(_))
+            ));
+        }
     }
 }
