@@ -475,12 +475,27 @@ fn scaling_matrix_flexible_dynamics() {
     let de = deviation(&a, &e, travel);
     row("flexible dynamics", "(e) 50 per block", se, Some(de));
     // relative to the tip's travel, a stricter scale than the arm's length (1.2 m)
-    for (what, d) in [("(b)", db), ("(c)", dc), ("(e)", de)] {
+    for (what, d) in [("(b)", db), ("(e)", de)] {
         assert!(
             d < 1e-6,
             "{what}: deviation {d:e} of the tip travel {travel:e} m"
         );
     }
+    // (c): at 10⁶ m a coordinate is represented to ε|x| ≈ 2.2e-10 m, and each of the 50
+    // blocks ends on positions rounded there (its Newton stop accepts the round-off floor
+    // 8ε(φ + m) of those coordinates): the comparison cannot be finer than N_blocks·ε|x|
+    // (1.1e-8 m, 6e-6 of the travel, 1e-8 of the arm's length: the 1e-8 relative).
+    let far = 50.0 * f64::EPSILON * 1e6;
+    println!(
+        "(c): deviation {:.2e} m = {:.2} of N_blocks·ε|x| = {far:.2e} m",
+        dc * travel,
+        dc * travel / far
+    );
+    assert!(
+        dc * travel < far,
+        "(c): deviation {:e} m of the tip, above N_blocks·ε|x| = {far:e} m",
+        dc * travel
+    );
     for elements in [16, 64] {
         let (_, _, s) = run(SI, &IDENTITY, elements, true, 50, 1);
         row(
