@@ -120,14 +120,19 @@ type BandOf<B, const N: usize> = <<B as InverseBody<N>>::Law as PointLaw<N>>::Ba
 /// band widths `kl`, `ku`: the factorised bands (`U` with `kl + ku` entries right of the
 /// diagonal, `kl` multipliers, reciprocal pivot) and the residual, lumped residual, known
 /// couplings, magnitudes and floor basis of the `2 BATCH` node columns in flight, and the points of their
-/// `2 (BATCH + 1)` element columns (2 stiffness points per element, `2n + 3n²` values each;
-/// with a nonlinear inertia 4 inertia points, `n + 3n²` values each).
+/// `2 (BATCH + 1)` element columns (2 stiffness points per element, `2n + 3n²` values and
+/// `n` of the floor basis each; with a nonlinear inertia 4 inertia points, `n + 3n²` values
+/// and `n` of the floor basis each).
 pub(crate) fn stored_values(nt: usize, n: usize, kl: usize, ku: usize, nonlinear: bool) -> usize {
     let band = 2 * n * nt * (2 * kl + ku + 1 + kl + 1);
     // residual, lumped residual, known couplings; magnitudes of R2 and y, floor basis of R2
     let column = band + 6 * n * nt;
-    let inertia = if nonlinear { 4 * (n + 3 * n * n) } else { 0 };
-    let element_column = nt * (2 * (2 * n + 3 * n * n) + inertia);
+    let inertia = if nonlinear {
+        4 * (2 * n + 3 * n * n)
+    } else {
+        0
+    };
+    let element_column = nt * (2 * (3 * n + 3 * n * n) + inertia);
     2 * (BATCH * column + (BATCH + 1) * element_column)
 }
 
@@ -186,23 +191,35 @@ pub(super) enum PassError {
 struct ElementColumn<const N: usize> {
     stiffness: Vec<StressPoint<N>>,
     inertia: Vec<InertiaPoint<N>>,
+    /// The floor basis of every stiffness point ([`Sideways::point_floor`]) and inertia point
+    /// ([`Sideways::inertia_floor`]), computed once per point for the rows of both its nodes.
+    stiffness_floor: Vec<[f64; N]>,
+    inertia_floor: Vec<[f64; N]>,
+    /// Whether the points carry their Hessians (a full pass): without them the floor basis
+    /// of the points is zero, and neither it nor the floors are formed.
+    tangent: bool,
 }
 
 impl<const N: usize> ElementColumn<N> {
     fn new(nt: usize, nonlinear: bool) -> Self {
+        let ni = if nonlinear { 4 * nt } else { 0 };
         Self {
             stiffness: vec![StressPoint::ZERO; 2 * nt],
-            inertia: if nonlinear {
-                vec![InertiaPoint::ZERO; 4 * nt]
-            } else {
-                Vec::new()
-            },
+            inertia: vec![InertiaPoint::ZERO; ni],
+            stiffness_floor: vec![[0.0; N]; 2 * nt],
+            inertia_floor: vec![[0.0; N]; ni],
+            tangent: false,
         }
     }
 
     fn copy_from(&mut self, o: &Self) {
         self.stiffness.copy_from_slice(&o.stiffness);
         self.inertia.copy_from_slice(&o.inertia);
+        self.tangent = o.tangent;
+        if o.tangent {
+            self.stiffness_floor.copy_from_slice(&o.stiffness_floor);
+            self.inertia_floor.copy_from_slice(&o.inertia_floor);
+        }
     }
 }
 
@@ -408,8 +425,10 @@ impl<'a, B: InverseBody<N>, const N: usize> Sideways<'a, B, N> {
         u: &[f64],
         es: usize,
         tangent: bool,
+        xs: &[f64; GROUPS],
         out: &mut ElementColumn<N>,
     ) -> Result<(), ElementError> {
+        out.tangent = tangent;
         let (left, right) = (self.col(u, es), self.col(u, es + 1));
         let inv_hs = 1.0 / self.p.hs;
         let law = self.p.element.law();
@@ -430,8 +449,11 @@ impl<'a, B: InverseBody<N>, const N: usize> Sideways<'a, B, N> {
                 let [a, b] = self.tg[g];
                 let x: [f64; N] = std::array::from_fn(|c| a * x0[c] + b * x1[c]);
                 let p: [f64; N] = std::array::from_fn(|c| a * p0[c] + b * p1[c]);
-                let sp = law.stress_point(&x, &p, tangent)?;
-                out.stiffness[2 * et + g] = sp.scaled(self.w[g]);
+                let sp = law.stress_point(&x, &p, tangent)?.scaled(self.w[g]);
+                if tangent {
+                    out.stiffness_floor[2 * et + g] = self.point_floor(&sp, xs);
+                }
+                out.stiffness[2 * et + g] = sp;
             }
             if Self::NONLINEAR {
                 let ((xl0, vl0), (xr0, vr0)) = lo;
@@ -452,7 +474,11 @@ impl<'a, B: InverseBody<N>, const N: usize> Sideways<'a, B, N> {
                         if !ip.f.iter().all(|f| f.is_finite()) {
                             return Err(ElementError::Inverted { nu: f64::NAN });
                         }
-                        out.inertia[4 * et + 2 * g + h] = ip.scaled(self.wi);
+                        let ip = ip.scaled(self.wi);
+                        if tangent {
+                            out.inertia_floor[4 * et + 2 * g + h] = self.inertia_floor(&ip, xs);
+                        }
+                        out.inertia[4 * et + 2 * g + h] = ip;
                     }
                 }
             }
@@ -463,14 +489,15 @@ impl<'a, B: InverseBody<N>, const N: usize> Sideways<'a, B, N> {
 
     /// Adds the residual of the points of an element column to the rows of its nodes on side
     /// `σ` (`+1`: the element's right node, `−1`: its left node) into `out.0[j − 1]`, the
-    /// magnitudes of its terms into `out.1` and its floor basis into `out.2`
-    /// ([`Self::point_floor`], group maxima `xs`).
-    fn scatter(&self, sigma: f64, points: &ElementColumn<N>, xs: &[f64; GROUPS], out: Rows<'_, N>) {
+    /// magnitudes of its terms into `out.1` and its floor basis into `out.2` (the points'
+    /// [`Self::point_floor`] and [`Self::inertia_floor`], formed with them).
+    fn scatter(&self, sigma: f64, points: &ElementColumn<N>, out: Rows<'_, N>) {
         let (out, mag, phi) = out;
         let s = sigma / self.p.hs;
         let side = usize::from(sigma > 0.0);
+        // (the floor basis of the points is zero without their Hessians: not added)
+        let floor = points.tangent;
         for et in 0..self.p.nt {
-            let pf = [0, 1].map(|g| self.point_floor(&points.stiffness[2 * et + g], xs));
             for it in 0..2 {
                 let j = et + it;
                 if j == 0 {
@@ -484,7 +511,12 @@ impl<'a, B: InverseBody<N>, const N: usize> Sideways<'a, B, N> {
                         let (a, b) = (t * s * sp.gp[c], t * 0.5 * sp.gx[c]);
                         o[c] += a + b;
                         om[c] += a.abs() + b.abs();
-                        op[c] += t * pf[g][c];
+                    }
+                    if floor {
+                        let pf = &points.stiffness_floor[2 * et + g];
+                        for c in 0..N {
+                            op[c] += t * pf[c];
+                        }
                     }
                 }
                 if Self::NONLINEAR {
@@ -492,11 +524,15 @@ impl<'a, B: InverseBody<N>, const N: usize> Sideways<'a, B, N> {
                         for h in 0..2 {
                             let ip = &points.inertia[4 * et + 2 * g + h];
                             let st = self.sg[g][side] * self.tg[h][it];
-                            let fl = self.inertia_floor(ip, xs);
                             for c in 0..N {
                                 o[c] += st * ip.f[c];
                                 om[c] += (st * ip.f[c]).abs();
-                                op[c] += st * fl[c];
+                            }
+                            if floor {
+                                let fl = &points.inertia_floor[4 * et + 2 * g + h];
+                                for c in 0..N {
+                                    op[c] += st * fl[c];
+                                }
                             }
                         }
                     }
@@ -977,9 +1013,10 @@ impl<'a, B: InverseBody<N>, const N: usize> Sideways<'a, B, N> {
     ) {
         let (m_own, m_off) = (self.ms(i, i), self.p.hs / 6.0);
         let msum = self.ms_rowsum(i);
-        for j in 0..self.p.nt {
-            let mt = self.mt_rowsum(j + 1);
-            for c in 0..N {
+        for c in 0..N {
+            let g = group::<B::Law, N>(KINEMATIC, c);
+            let rows = (0..self.p.nt).map(|j| {
+                let mt = self.mt_rowsum(j + 1);
                 let mut s = m_own * own.0[j][c];
                 let mut m = m_own * own.1[j][c];
                 if let Some((y, ym)) = below {
@@ -990,10 +1027,10 @@ impl<'a, B: InverseBody<N>, const N: usize> Sideways<'a, B, N> {
                     s += m_off * y[j][c];
                     m += m_off * ym[j][c];
                 }
-                let g = group::<B::Law, N>(KINEMATIC, c);
                 let phi = msum * (xs[g] + mt * xs[group::<B::Law, N>(MOMENTUM, c)]);
-                meas.add_row(g, s, m, phi);
-            }
+                (s, m, phi)
+            });
+            meas.add_rows(g, rows);
         }
     }
 
@@ -1167,9 +1204,9 @@ impl<'a, B: InverseBody<N>, const N: usize> Sideways<'a, B, N> {
         col.r2.fill([0.0; N]);
         col.m2.fill([0.0; N]);
         col.p2.fill([0.0; N]);
-        self.scatter(1.0, left, xs, (&mut col.r2, &mut col.m2, &mut col.p2));
+        self.scatter(1.0, left, (&mut col.r2, &mut col.m2, &mut col.p2));
         if let Some(right) = right {
-            self.scatter(-1.0, right, xs, (&mut col.r2, &mut col.m2, &mut col.p2));
+            self.scatter(-1.0, right, (&mut col.r2, &mut col.m2, &mut col.p2));
         }
         if B::NONLINEAR_TIP && i == self.p.ns {
             self.tip_points(u, full, &mut col.tip);
@@ -1179,12 +1216,10 @@ impl<'a, B: InverseBody<N>, const N: usize> Sideways<'a, B, N> {
         } = col;
         self.linear_r2(u, i, tip, xs, (r2, m2, p2));
         col.meas.reset(GROUPS);
-        for j in 0..self.p.nt {
-            for c in 0..N {
-                let g = group::<B::Law, N>(MOMENTUM, c);
-                col.meas
-                    .add_row(g, col.r2[j][c], col.m2[j][c], col.p2[j][c]);
-            }
+        for c in 0..N {
+            let g = group::<B::Law, N>(MOMENTUM, c);
+            let rows = (0..self.p.nt).map(|j| (col.r2[j][c], col.m2[j][c], col.p2[j][c]));
+            col.meas.add_rows(g, rows);
         }
         self.lumped(u, i - 1, &mut col.y, &mut col.ym);
         if full {
@@ -1234,7 +1269,7 @@ impl<'a, B: InverseBody<N>, const N: usize> Sideways<'a, B, N> {
         batch.elements[1..=n]
             .par_iter_mut()
             .enumerate()
-            .try_for_each(|(k, pts)| self.element_column(u, i_hi - 1 - k, full, pts))
+            .try_for_each(|(k, pts)| self.element_column(u, i_hi - 1 - k, full, xs, pts))
             .map_err(PassError::Element)?;
         let kernel = t.elapsed().as_secs_f64();
         let t = Instant::now();
@@ -1442,13 +1477,11 @@ impl<'a, B: InverseBody<N>, const N: usize> Sideways<'a, B, N> {
         self.r1_rows(0, None, (&y.own, &y.own_m), above, &xs, meas);
         let mut r2 = vec![[0.0; N]; nt];
         let (mut m2, mut p2) = (vec![[0.0; N]; nt], vec![[0.0; N]; nt]);
-        self.scatter(-1.0, element0, &xs, (&mut r2, &mut m2, &mut p2));
+        self.scatter(-1.0, element0, (&mut r2, &mut m2, &mut p2));
         self.linear_r2(u, 0, &[], &xs, (&mut r2, &mut m2, &mut p2));
-        for j in 0..nt {
-            for c in 0..N {
-                let g = group::<B::Law, N>(MOMENTUM, c);
-                meas.add_row(g, r2[j][c], m2[j][c], p2[j][c]);
-            }
+        for c in 0..N {
+            let g = group::<B::Law, N>(MOMENTUM, c);
+            meas.add_rows(g, (0..nt).map(|j| (r2[j][c], m2[j][c], p2[j][c])));
         }
         if full {
             // known(0) − M_t dF = r2(0)

@@ -62,6 +62,17 @@ impl BandedLu {
         self.a[i * self.w + j + self.kl - i] += v;
     }
 
+    /// Adds `v[d]` to the entries `(i, j + d)`, `d = 0, 1, 2`, which must lie in the band:
+    /// [`Self::add`] three times, with one index computation.
+    #[inline]
+    pub fn add3(&mut self, i: usize, j: usize, v: [f64; 3]) {
+        debug_assert!(j + self.kl >= i && j + 2 <= i + self.ku && i < self.n && j + 2 < self.n);
+        let k = i * self.w + j + self.kl - i;
+        for (a, v) in self.a[k..k + 3].iter_mut().zip(v) {
+            *a += v;
+        }
+    }
+
     #[inline]
     fn at(&self, i: usize, j: usize) -> f64 {
         self.a[i * self.w + j + self.kl - i]

@@ -219,6 +219,9 @@ pub struct StringStepper<'a> {
     pub iterations: usize,
     /// Steps accepted at the round-off floor ([`crate::solve::newton::NewtonReport::at_floor`]).
     pub at_floor: usize,
+    /// Scratch of a step: the element tangents at its start and the nodal velocities.
+    d0: Vec<[f64; 3]>,
+    v1: Vec<[f64; 3]>,
 }
 
 const SCHEME: &str = "midpoint";
@@ -320,6 +323,8 @@ impl<'a> StringStepper<'a> {
             steps: 0,
             iterations: 0,
             at_floor: 0,
+            d0: Vec::new(),
+            v1: Vec::new(),
             model,
         }
     }
@@ -370,11 +375,15 @@ impl<'a> StringStepper<'a> {
         let mut x: Vec<f64> = (first..=ns)
             .flat_map(|i| [0, 1, 2].map(|c| self.r[i][c] + dt * self.v[i][c]))
             .collect();
+        let hs = self.hs;
+        // the element tangents at t⁰, fixed during the step
+        let mut d0 = std::mem::take(&mut self.d0);
+        d0.clear();
+        d0.extend((0..ns).map(|el| [0, 1, 2].map(|c| (self.r[el + 1][c] - self.r[el][c]) / hs)));
         let mut sys = MidpointStep {
-            model: &self.model,
             law: &self.law,
             ns,
-            hs: self.hs,
+            hs,
             dt,
             first,
             r0: &self.r,
@@ -383,6 +392,9 @@ impl<'a> StringStepper<'a> {
             xv1,
             force,
             groups: vec![0; x.len()],
+            mass: NodalMass::new(&self.model, ns, dt),
+            d0: &d0,
+            v1: std::mem::take(&mut self.v1),
         };
         let cx = NewtonContext {
             block: self.steps,
@@ -390,10 +402,12 @@ impl<'a> StringStepper<'a> {
             t_end: t1,
             stage: self.stage,
         };
-        let rep = solve_banded(&mut sys, &mut self.lu, &mut x, &self.newton)
-            .map_err(|e| StringStepError::from_newton(SCHEME, cx, e))?;
+        let res = solve_banded(&mut sys, &mut self.lu, &mut x, &self.newton);
         let v: Vec<[f64; 3]> = (0..=ns).map(|i| sys.velocity(&x, i)).collect();
         let r: Vec<[f64; 3]> = (0..=ns).map(|i| sys.node(&x, i)).collect();
+        self.v1 = std::mem::take(&mut sys.v1);
+        self.d0 = d0;
+        let rep = res.map_err(|e| StringStepError::from_newton(SCHEME, cx, e))?;
         self.r = r;
         self.v = v;
         self.t = t1;
@@ -404,10 +418,65 @@ impl<'a> StringStepper<'a> {
     }
 }
 
+/// The consistent mass entries ([`consistent_mass`]), their Jacobian entries `2 M_ik/Δt²` and
+/// the consistent loads ([`consistent_load`]) of one step: the same values, computed once.
+struct NodalMass {
+    /// `M_ik`, `i ≠ k`.
+    off: f64,
+    /// `M_ii` at node 0, inside, at node `n`.
+    diag: [f64; 3],
+    /// `2 M_ik / Δt²` of `off` and of `diag`.
+    jac_off: f64,
+    jac_diag: [f64; 3],
+    /// `f_i` at node 0, inside, at node `n`.
+    load: [[f64; 3]; 3],
+    ns: usize,
+}
+
+impl NodalMass {
+    fn new(model: &StringModel, ns: usize, dt: f64) -> Self {
+        // a node of each kind (`min`: a mesh of one element has no inner node)
+        let kinds = [0, 1.min(ns), ns];
+        let diag = kinds.map(|i| consistent_mass(model, ns, i, i));
+        let off = consistent_mass(model, ns, 0, 1);
+        let jac = |m: f64| 2.0 * m / (dt * dt);
+        Self {
+            off,
+            diag,
+            jac_off: jac(off),
+            jac_diag: diag.map(jac),
+            load: kinds.map(|i| consistent_load(model, ns, i)),
+            ns,
+        }
+    }
+
+    /// The kind of node `i`: 0 at `s = 0`, 2 at the payload, 1 inside.
+    #[inline]
+    fn kind(&self, i: usize) -> usize {
+        if i == self.ns {
+            2
+        } else if i == 0 {
+            0
+        } else {
+            1
+        }
+    }
+
+    /// `(M_ik, 2 M_ik/Δt²)`.
+    #[inline]
+    fn entry(&self, i: usize, k: usize) -> (f64, f64) {
+        if i != k {
+            (self.off, self.jac_off)
+        } else {
+            let a = self.kind(i);
+            (self.diag[a], self.jac_diag[a])
+        }
+    }
+}
+
 /// The equations of one midpoint step for the positions `r¹` of the free nodes (3 rows each,
 /// one group: forces, N).
 struct MidpointStep<'a> {
-    model: &'a StringModel,
     law: &'a StringPointLaw,
     ns: usize,
     hs: f64,
@@ -421,6 +490,11 @@ struct MidpointStep<'a> {
     /// `F̄` on node 0 (Neumann).
     force: [f64; 3],
     groups: Vec<u8>,
+    mass: NodalMass,
+    /// Element tangents `d⁰_e = (r⁰_{e+1} − r⁰_e)/h_s`.
+    d0: &'a [[f64; 3]],
+    /// Scratch: the nodal velocities `v¹` of the iterate being assembled.
+    v1: Vec<[f64; 3]>,
 }
 
 impl MidpointStep<'_> {
@@ -461,12 +535,16 @@ impl BandedSystem for MidpointStep<'_> {
         mut jac: Option<&mut BandedJacobian<'_>>,
     ) -> Result<(), Self::Error> {
         let (ns, first, dt, hs) = (self.ns, self.first, self.dt, self.hs);
+        // v¹ of every node, once
+        let mut v1 = std::mem::take(&mut self.v1);
+        v1.clear();
+        v1.extend((0..=ns).map(|k| self.velocity(x, k)));
         // inertia M (v¹ − v⁰)/Δt, Jacobian 2M/Δt²; loads
         for i in first..=ns {
             let row = 3 * (i - first);
             for k in i.saturating_sub(1)..=(i + 1).min(ns) {
-                let m = consistent_mass(self.model, ns, i, k);
-                let vk = self.velocity(x, k);
+                let (m, jm) = self.mass.entry(i, k);
+                let vk = v1[k];
                 for c in 0..3 {
                     let t = m * (vk[c] - self.v0[k][c]) / dt;
                     res[row + c] += t;
@@ -474,11 +552,11 @@ impl BandedSystem for MidpointStep<'_> {
                     if k >= first
                         && let Some(jac) = jac.as_deref_mut()
                     {
-                        jac.add(row + c, 3 * (k - first) + c, 2.0 * m / (dt * dt));
+                        jac.add(row + c, 3 * (k - first) + c, jm);
                     }
                 }
             }
-            let f = consistent_load(self.model, ns, i);
+            let f = self.mass.load[self.mass.kind(i)];
             for c in 0..3 {
                 res[row + c] -= f[c];
                 mag[row + c] += f[c].abs();
@@ -488,13 +566,14 @@ impl BandedSystem for MidpointStep<'_> {
                 }
             }
         }
+        self.v1 = v1;
         // discrete gradient of the strain energy: −n̄ on node e, +n̄ on node e + 1
         for el in 0..ns {
-            let (a0, b0) = (self.r0[el], self.r0[el + 1]);
             let (a1, b1) = (self.node(x, el), self.node(x, el + 1));
-            let d0 = [0, 1, 2].map(|c| (b0[c] - a0[c]) / hs);
             let d1 = [0, 1, 2].map(|c| (b1[c] - a1[c]) / hs);
-            let (f, k) = element_force(self.law, d0, d1, jac.is_some());
+            let (f, k) = element_force(self.law, self.d0[el], d1, jac.is_some());
+            // `±k/h_s`: the sign is exact, so `(±1 · k)/h_s = ±(k/h_s)` to the bit
+            let kh = k.map(|row| row.map(|v| v / hs));
             for (node, sign) in [(el, -1.0), (el + 1, 1.0)] {
                 if node < first {
                     continue;
@@ -508,16 +587,16 @@ impl BandedSystem for MidpointStep<'_> {
                     continue;
                 };
                 for (other, so) in [(el, -1.0), (el + 1, 1.0)] {
-                    for c in 0..3 {
-                        for d in 0..3 {
-                            let v = sign * so * k[c][d] / hs;
-                            if other < first {
-                                // the prescribed suspension point: its round-off only
-                                jac.add_known(row + c, v, 0);
-                            } else {
-                                jac.add(row + c, 3 * (other - first) + d, v);
+                    let v = kh.map(|r| r.map(|k| sign * so * k));
+                    if other < first {
+                        // the prescribed suspension point: its round-off only
+                        for c in 0..3 {
+                            for d in 0..3 {
+                                jac.add_known(row + c, v[c][d], 0);
                             }
                         }
+                    } else {
+                        jac.add_block3(row, 3 * (other - first), &v);
                     }
                 }
             }

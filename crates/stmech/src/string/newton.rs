@@ -36,6 +36,20 @@ impl BandedJacobian<'_> {
         self.phi[i] += v.abs() * self.xg[self.groups[j] as usize];
     }
 
+    /// Adds the 3 × 3 block `v` at the rows `i, i + 1, i + 2` and the columns `j, j + 1, j + 2`
+    /// (in the band): [`Self::add`] entry by entry, row after row (the same sums, to the bit).
+    #[inline]
+    pub(crate) fn add_block3(&mut self, i: usize, j: usize, v: &[[f64; 3]; 3]) {
+        let x = [0, 1, 2].map(|d| self.xg[self.groups[j + d] as usize]);
+        for (c, row) in v.iter().enumerate() {
+            self.lu.add3(i + c, j, *row);
+            let p = &mut self.phi[i + c];
+            for d in 0..3 {
+                *p += row[d].abs() * x[d];
+            }
+        }
+    }
+
     /// Adds to the floor basis of row `i` the derivative `v` with respect to a coordinate of
     /// group `g` that enters the residual but is not an unknown (a prescribed suspension
     /// point): `|v| X_g`, the coordinate taken at the size of the unknowns of its kind.

@@ -106,10 +106,16 @@ pub fn expansion(
 /// `N/EA` is far below `β²`, and so is the stretch of a nearly inextensible rope
 /// (`m g/EA ~ 10⁻⁶`) turning by a few milliradians in a step; the plain mean would be slack.
 pub fn segment_state(_rope: &StringModel, foot: &State<3>, node: &State<3>) -> State<3> {
+    segment_state_with(foot, node, stretch_minus_one(node.p))
+}
+
+/// [`segment_state`] with the node's strain `node_strain = `[`stretch_minus_one`]`(node.p)`
+/// given (the march computes it once per iterate for all the node's feet).
+pub fn segment_state_with(foot: &State<3>, node: &State<3>, node_strain: f64) -> State<3> {
     let mut mid = State::from_fn(|c| 0.5 * (foot.get(c) + node.get(c)));
     let m = dot(mid.p, mid.p).sqrt();
     if m > 0.0 {
-        let strain = 0.5 * (stretch_minus_one(foot.p) + stretch_minus_one(node.p));
+        let strain = 0.5 * (stretch_minus_one(foot.p) + node_strain);
         let f = (1.0 + strain) / m;
         for c in 0..3 {
             mid.p[c] *= f;

@@ -170,6 +170,17 @@ pub trait CharacteristicBody<const N: usize>: InverseBody<N> {
     fn segment_state(&self, foot: &State<N>, node: &State<N>) -> State<N> {
         State::from_fn(|c| 0.5 * (foot.get(c) + node.get(c)))
     }
+    /// What [`Self::segment_state`] needs of the node `Q` alone (the string: its strain),
+    /// computed once per iterate of a node for the `2N` feet of its segments
+    /// ([`Self::segment_state_at`]). Default: nothing (0).
+    fn segment_node(&self, _node: &State<N>) -> f64 {
+        0.0
+    }
+    /// [`Self::segment_state`] with `node_data = `[`Self::segment_node`]`(node)`: the same
+    /// state, to the bit.
+    fn segment_state_at(&self, foot: &State<N>, node: &State<N>, _node_data: f64) -> State<N> {
+        self.segment_state(foot, node)
+    }
     /// The predictor of a node from the previous line: `prev + (new_below − prev_below)`, the
     /// state at `(s_i, t_j)` plus the increment along the rope at the time node below.
     /// Default: componentwise.
@@ -397,6 +408,16 @@ impl CharacteristicBody<3> for StringModel {
     /// [`free_end::segment_state`]: `½(P + Q)` with the mean stretch.
     fn segment_state(&self, foot: &State<3>, node: &State<3>) -> State<3> {
         free_end::segment_state(self, foot, node)
+    }
+
+    /// The node's strain ([`stretch_minus_one`] of its tangent).
+    fn segment_node(&self, node: &State<3>) -> f64 {
+        stretch_minus_one(node.p)
+    }
+
+    /// [`free_end::segment_state_with`] the node's strain.
+    fn segment_state_at(&self, foot: &State<3>, node: &State<3>, node_strain: f64) -> State<3> {
+        free_end::segment_state_with(foot, node, node_strain)
     }
 
     /// The componentwise predictor with the strain extrapolated from the states' own strains

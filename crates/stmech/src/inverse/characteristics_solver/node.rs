@@ -142,12 +142,13 @@ pub(super) fn march_node<B: CharacteristicBody<N>, const N: usize>(
         let mut rhs = [0.0; MAX_ROWS];
         let mut range = [f64::INFINITY, 0.0f64];
         let mut inertia = [[0.0; N]; N];
+        let node_data = body.segment_node(&q);
         for r in 0..rows {
             let (k, sign) = (r / 2, if r % 2 == 0 { 1.0 } else { -1.0 });
             let Some(p) = line.at(tj + sign * hs / c_row[r]) else {
                 return Ok(NodeResult::OutsideDomain);
             };
-            let mid = body.segment_state(&p, &q);
+            let mid = body.segment_state_at(&p, &q, node_data);
             let an = body
                 .characteristics(&mid)
                 .map_err(|e| NodeError::Law(e, it))?;

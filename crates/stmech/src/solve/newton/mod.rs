@@ -397,7 +397,8 @@ fn newton_raphson<P: NewtonProblem + ?Sized>(
         buf.from.copy_from_slice(x);
         buf.at_from.clone_from(&buf.meas);
         let above_floor = rep.final_residual() > tol;
-        if above_floor {
+        if guarded && above_floor {
+            // the scales of a step that is to be judged (the only use)
             unknown_scales(prob.unknown_groups(), &buf.from, &buf.dx, &mut buf.xscale);
         }
         jac = prob.jacobian_with_residual(predicted(&rep, tol));
