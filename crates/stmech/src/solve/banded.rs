@@ -89,11 +89,13 @@ impl BandedLu {
             }
             self.piv[k] = p;
             let last_col = (k + reach).min(n - 1);
+            let len = last_col - k;
             if p != k {
-                for j in k..=last_col {
-                    let (ik, ip) = (k * w + j + kl - k, p * w + j + kl - p);
-                    self.a.swap(ik, ip);
-                }
+                // columns k..=last_col of rows k < p, contiguous and disjoint (p − k ≥ 1 rows
+                // of w − 1 > kl + ku apart)
+                let (ik, ip) = (k * w + kl, p * w + k + kl - p);
+                let (lo, hi) = self.a.split_at_mut(ip);
+                lo[ik..=ik + len].swap_with_slice(&mut hi[..=len]);
             }
             let pivot = self.at(k, k);
             for i in k + 1..=last_row {
@@ -101,11 +103,12 @@ impl BandedLu {
                 let l = self.a[ik] / pivot;
                 self.a[ik] = l;
                 if l != 0.0 {
-                    // Row k, columns k+1..=last_col, against row i: both are contiguous.
+                    // Row k, columns k+1..=last_col, against row i: both are contiguous (and
+                    // row i starts past the end of row k's part).
                     let (rk, ri) = (k * w + kl + 1, i * w + k + 1 + kl - i);
-                    let len = last_col - k;
-                    for t in 0..len {
-                        self.a[ri + t] -= l * self.a[rk + t];
+                    let (lo, hi) = self.a.split_at_mut(ri);
+                    for (x, &u) in hi[..len].iter_mut().zip(&lo[rk..rk + len]) {
+                        *x -= l * u;
                     }
                 }
             }
@@ -477,8 +480,9 @@ mod tests {
         assert!(err < 1e-10, "error {err:e}");
     }
 
-    /// The slice-wise solve gives bit for bit the entry-by-entry substitutions (LINPACK
-    /// `dgbsl` order), with row interchanges and zero right-hand-side entries.
+    /// The slice-wise factorisation and solve give bit for bit the entry-by-entry elimination
+    /// and substitutions (LINPACK `dgbfa`, `dgbsl` order), with row interchanges and zero
+    /// right-hand-side entries.
     #[test]
     fn solve_is_entry_by_entry_to_the_bit() {
         for (n, kl, ku) in [(1, 0, 0), (2, 1, 1), (7, 2, 1), (40, 3, 5), (63, 8, 8)] {
@@ -490,7 +494,44 @@ mod tests {
                     band.add(i, j, v);
                 }
             }
+            let mut reference = band.clone();
             band.factorize().unwrap();
+            // the factorisation entry by entry (LINPACK `dgbfa` order)
+            let (w, reach) = (band.w, kl + ku);
+            for k in 0..n {
+                let last_row = (k + kl).min(n - 1);
+                let mut p = k;
+                let mut best = reference.at(k, k).abs();
+                for i in k + 1..=last_row {
+                    if reference.at(i, k).abs() > best {
+                        best = reference.at(i, k).abs();
+                        p = i;
+                    }
+                }
+                reference.piv[k] = p;
+                let last_col = (k + reach).min(n - 1);
+                for j in k..=last_col {
+                    reference.a.swap(k * w + j + kl - k, p * w + j + kl - p);
+                }
+                let pivot = reference.at(k, k);
+                for i in k + 1..=last_row {
+                    let ik = i * w + k + kl - i;
+                    let l = reference.a[ik] / pivot;
+                    reference.a[ik] = l;
+                    if l != 0.0 {
+                        let (rk, ri) = (k * w + kl + 1, i * w + k + 1 + kl - i);
+                        for t in 0..last_col - k {
+                            reference.a[ri + t] -= l * reference.a[rk + t];
+                        }
+                    }
+                }
+            }
+            assert_eq!(band.piv, reference.piv);
+            let pivoted = band.piv.iter().enumerate().filter(|(k, p)| k != *p).count();
+            assert!(n < 7 || pivoted > 0, "no row interchange tested");
+            for (x, y) in band.a.iter().zip(&reference.a) {
+                assert_eq!(x.to_bits(), y.to_bits(), "n = {n}, kl = {kl}, ku = {ku}");
+            }
             let b: Vec<f64> = (0..n)
                 .map(|i| {
                     if i % 4 == 1 {
@@ -502,7 +543,6 @@ mod tests {
                 .collect();
             let mut fast = b.clone();
             band.solve_in_place(&mut fast);
-            let (w, reach) = (band.w, kl + ku);
             let mut slow = b;
             for k in 0..n {
                 let p = band.piv[k];
