@@ -23,6 +23,9 @@ pub struct BandedLu {
     w: usize,
     /// Row `i`, column `j` at `i w + (j + kl − i)`.
     a: Vec<f64>,
+    /// The multipliers of column `k` again, contiguous: `l[k kl + t]` for row `k + 1 + t`
+    /// (for the forward substitution).
+    l: Vec<f64>,
     piv: Vec<usize>,
 }
 
@@ -36,6 +39,7 @@ impl BandedLu {
             ku,
             w,
             a: vec![0.0; n * w],
+            l: vec![0.0; n * kl],
             piv: vec![0; n],
         }
     }
@@ -102,6 +106,7 @@ impl BandedLu {
                 let ik = i * w + k + kl - i;
                 let l = self.a[ik] / pivot;
                 self.a[ik] = l;
+                self.l[k * kl + i - k - 1] = l;
                 if l != 0.0 {
                     // Row k, columns k+1..=last_col, against row i: both are contiguous (and
                     // row i starts past the end of row k's part).
@@ -118,8 +123,8 @@ impl BandedLu {
 
     /// Solves `A x = b` in place with the factors of the last [`BandedLu::factorize`].
     ///
-    /// Forward elimination column by column (the multipliers of column `k` lie at stride
-    /// `w − 1`), then back substitution row by row (row `i`'s superdiagonals are contiguous);
+    /// Forward elimination column by column (the multipliers of column `k` kept contiguous by
+    /// the factorisation), then back substitution row by row (row `i`'s superdiagonals are contiguous);
     /// every entry is updated by the same operations in the same order as entry by entry.
     pub fn solve_in_place(&self, b: &mut [f64]) {
         let (n, kl, w) = (self.n, self.kl, self.w);
@@ -131,12 +136,10 @@ impl BandedLu {
                 b.swap(k, p);
             }
             let bk = b[k];
-            let end = (k + kl).min(n - 1);
-            if bk != 0.0 && end > k {
-                // entry (i, k) at i w + k + kl − i = i (w − 1) + k + kl
-                let first = (k + 1) * (w - 1) + k + kl;
-                let col = self.a[first..].iter().step_by(w - 1);
-                for (x, &l) in b[k + 1..=end].iter_mut().zip(col) {
+            if bk != 0.0 {
+                let end = (k + kl).min(n - 1);
+                let lk = &self.l[k * kl..k * kl + (end - k)];
+                for (x, &l) in b[k + 1..=end].iter_mut().zip(lk) {
                     *x -= l * bk;
                 }
             }
