@@ -49,7 +49,7 @@ use super::cayley;
 use super::element::{BeamElement, MAX_DOFS};
 use super::integrator::{BeamIntegrator, CHORD_CONTRACTION, VelocityHistory};
 use super::model::BeamModel;
-use super::newton::{BeamNewton, BeamProblem, BeamResidual, column_scales, group_max};
+use super::newton::{BeamNewton, BeamProblem, BeamResidual, add_inertia, column_scales, group_max};
 use crate::error::SolveError;
 use crate::solve::NewtonParams;
 use crate::solve::newton::{NewtonContext, NewtonReport, Refactorization, Stage};
@@ -370,13 +370,21 @@ impl BeamProblem for StepProblem<'_> {
         let (dt, rotation) = (self.dt, self.rotation);
         let cayley_angle = |i: usize| i % 3 == 2 && rotation == RotationIncrement::Cayley;
         // x₁ = x₀ + Δx: Δx = inc, or for a Cayley angle Δθ = 2 atan(inc/2)
-        for i in 0..d.len() {
-            let dx = if cayley_angle(i) {
-                2.0 * (0.5 * d[i]).atan()
+        let cayley = rotation == RotationIncrement::Cayley;
+        for ((x1, x0), di) in self
+            .x1
+            .chunks_exact_mut(3)
+            .zip(self.x.chunks_exact(3))
+            .zip(d.chunks_exact(3))
+        {
+            x1[0] = x0[0] + di[0];
+            x1[1] = x0[1] + di[1];
+            let dth = if cayley {
+                2.0 * (0.5 * di[2]).atan()
             } else {
-                d[i]
+                di[2]
             };
-            self.x1[i] = self.x[i] + dx;
+            x1[2] = x0[2] + dth;
         }
         let floor = res.clear(tangent);
         if tangent {
@@ -385,19 +393,7 @@ impl BeamProblem for StepProblem<'_> {
         let c = 2.0 / (dt * dt);
         let mass = self.mass;
         // inertia (2/Δt²) M (inc − Δt v₀)
-        for e in 0..model.spec.elements {
-            let o = model.element_offset(e);
-            for a in 0..=p {
-                for b in 0..=p {
-                    for k in 0..3 {
-                        let (ia, ib) = (o + 3 * a + k, o + 3 * b + k);
-                        let t = c * mass[a][b][usize::from(k == 2)] * (d[ib] - dt * self.v[ib]);
-                        res.r[ia] += t;
-                        res.m[ia] += t.abs();
-                    }
-                }
-            }
-        }
+        add_inertia(model, c, mass, d, self.v, dt, &mut res.r, &mut res.m);
         // the floor basis is only formed with a tangent (when asked for)
         let (xmax, inc) = if floor {
             let (dmax, vmax) = (group_max(d), group_max(self.v));

@@ -57,13 +57,65 @@ pub fn column_scales(nd: usize, xmax: &[f64; 2]) -> [f64; MAX_DOFS] {
 /// Largest `|x_i|` per group (positions, angles).
 pub fn group_max(x: &[f64]) -> [f64; 2] {
     let mut m = [0.0f64; 2];
-    for node in x.chunks(3) {
-        for (i, &v) in node.iter().enumerate() {
-            let g = &mut m[usize::from(i == 2)];
-            *g = g.max(v.abs());
-        }
+    let nodes = x.chunks_exact(3);
+    for &v in nodes.remainder().iter().take(2) {
+        m[0] = m[0].max(v.abs());
+    }
+    for node in nodes {
+        m[0] = m[0].max(node[0].abs()).max(node[1].abs());
+        m[1] = m[1].max(node[2].abs());
     }
     m
+}
+
+/// Adds the inertia rows `c Σ_b M_ab (d_b − h v_b)` of every element (the consistent mass `M`
+/// per kind, `ρA` for `r`, `ρI` for `θ`; `c = 2/h²`) to `r` and the magnitudes of their terms,
+/// `Σ_b |c M_ab (d_b − h v_b)|`, to `m` (see the module docs): one pass for both, every term
+/// and every sum formed exactly as term by term (`(c M_ab) (d_b − h v_b)`, added to a row in the
+/// order of `b` and of the elements).
+#[allow(clippy::too_many_arguments)]
+pub fn add_inertia(
+    model: &super::model::BeamModel,
+    c: f64,
+    mass: &[[[f64; 2]; 3]; 3],
+    d: &[f64],
+    v: &[f64],
+    h: f64,
+    r: &mut [f64],
+    m: &mut [f64],
+) {
+    let nd = model.element_dofs();
+    let nodes = nd / 3;
+    let mut cm = [[[0.0; 2]; 3]; 3];
+    for (cma, ma) in cm.iter_mut().zip(mass) {
+        for (cmab, mab) in cma.iter_mut().zip(ma) {
+            for (x, &y) in cmab.iter_mut().zip(mab) {
+                *x = c * y;
+            }
+        }
+    }
+    for e in 0..model.spec.elements {
+        let o = model.element_offset(e);
+        let (de, ve) = (&d[o..o + nd], &v[o..o + nd]);
+        let mut w = [0.0; MAX_DOFS];
+        for ((wj, &dj), &vj) in w.iter_mut().zip(de).zip(ve) {
+            *wj = dj - h * vj;
+        }
+        let (re, me) = (&mut r[o..o + nd], &mut m[o..o + nd]);
+        for (a, cma) in cm.iter().enumerate().take(nodes) {
+            for k in 0..3 {
+                let q = usize::from(k == 2);
+                let (mut s, mut sm) = (re[3 * a + k], me[3 * a + k]);
+                for (b, cmab) in cma.iter().enumerate().take(nodes) {
+                    let t = cmab[q] * w[3 * b + k];
+                    s += t;
+                    sm += t.abs();
+                }
+                re[3 * a + k] = s;
+                me[3 * a + k] = sm;
+            }
+        }
+    }
 }
 
 /// A residual evaluation: rows `r`, magnitudes `m`, floor basis `phi` (with the tangent).
@@ -206,6 +258,8 @@ pub struct BeamNewton {
     last_relative: f64,
     /// The factorisation is kept across solves ([`keep_across_solves`](Self::keep_across_solves)).
     across_solves: bool,
+    /// Measures of the last evaluation (at `last_x`), for an evaluation at the same point.
+    last_measures: Measures,
     buf: DriverBuffers,
 }
 
@@ -228,6 +282,7 @@ impl BeamNewton {
             has_floor: false,
             last_relative: f64::INFINITY,
             across_solves: false,
+            last_measures: Measures::default(),
             buf: DriverBuffers::default(),
         })
     }
@@ -343,8 +398,12 @@ impl<P: BeamProblem> NewtonProblem for Adapter<'_, P> {
             s.has_floor |= tangent && s.res.want_floor;
             s.tangent_at_last = tangent;
             s.stale |= tangent;
+            out.from_rows(GROUPS, &s.res.groups, &s.res.r, &s.res.m, Some(&s.res.phi));
+            s.last_measures.clone_from(out);
+        } else {
+            // the rows of the last evaluation, and so its measures
+            out.clone_from(&s.last_measures);
         }
-        out.from_rows(GROUPS, &s.res.groups, &s.res.r, &s.res.m, Some(&s.res.phi));
         s.last_relative = out.relative();
         Ok(())
     }

@@ -47,7 +47,7 @@ use super::element::{BeamElement, MAX_DOFS};
 use super::integrator::BeamDiagnostics;
 use super::integrator::{BeamIntegrator, CHORD_CONTRACTION, VelocityHistory};
 use super::model::BeamModel;
-use super::newton::{BeamNewton, BeamProblem, BeamResidual, column_scales, group_max};
+use super::newton::{BeamNewton, BeamProblem, BeamResidual, add_inertia, column_scales, group_max};
 use crate::basis::GaussLegendre;
 use crate::error::SolveError;
 use crate::solve::NewtonParams;
@@ -611,19 +611,7 @@ impl BeamProblem for SlabProblem<'_> {
         self.pass.run(tangent, kernel, add).map_err(|(e, _)| e)?;
         // inertia (2/h²) M (d − h v₀)
         res.r.copy_from_slice(self.fbar);
-        for e in 0..model.spec.elements {
-            let o = model.element_offset(e);
-            for a in 0..=p {
-                for b in 0..=p {
-                    for k in 0..3 {
-                        let (ia, ib) = (o + 3 * a + k, o + 3 * b + k);
-                        let t = c * mass[a][b][usize::from(k == 2)] * (d[ib] - h * self.v[ib]);
-                        res.r[ia] += t;
-                        res.m[ia] += t.abs();
-                    }
-                }
-            }
-        }
+        add_inertia(model, c, mass, d, self.v, h, &mut res.r, &mut res.m);
         for i in 0..d.len() {
             res.r[i] -= self.load[i];
             res.m[i] += self.load[i].abs();

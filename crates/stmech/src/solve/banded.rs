@@ -23,6 +23,9 @@ pub struct BandedLu {
     w: usize,
     /// Row `i`, column `j` at `i w + (j + kl − i)`.
     a: Vec<f64>,
+    /// The multipliers of column `k` again, contiguous: `l[k kl + t]` for row `k + 1 + t`
+    /// (for the forward substitution).
+    l: Vec<f64>,
     piv: Vec<usize>,
 }
 
@@ -36,6 +39,7 @@ impl BandedLu {
             ku,
             w,
             a: vec![0.0; n * w],
+            l: vec![0.0; n * kl],
             piv: vec![0; n],
         }
     }
@@ -100,23 +104,27 @@ impl BandedLu {
             }
             self.piv[k] = p;
             let last_col = (k + reach).min(n - 1);
+            let len = last_col - k;
             if p != k {
-                for j in k..=last_col {
-                    let (ik, ip) = (k * w + j + kl - k, p * w + j + kl - p);
-                    self.a.swap(ik, ip);
-                }
+                // columns k..=last_col of rows k < p, contiguous and disjoint (p − k ≥ 1 rows
+                // of w − 1 > kl + ku apart)
+                let (ik, ip) = (k * w + kl, p * w + k + kl - p);
+                let (lo, hi) = self.a.split_at_mut(ip);
+                lo[ik..=ik + len].swap_with_slice(&mut hi[..=len]);
             }
             let pivot = self.at(k, k);
             for i in k + 1..=last_row {
                 let ik = i * w + k + kl - i;
                 let l = self.a[ik] / pivot;
                 self.a[ik] = l;
+                self.l[k * kl + i - k - 1] = l;
                 if l != 0.0 {
-                    // Row k, columns k+1..=last_col, against row i: both are contiguous.
+                    // Row k, columns k+1..=last_col, against row i: both are contiguous (and
+                    // row i starts past the end of row k's part).
                     let (rk, ri) = (k * w + kl + 1, i * w + k + 1 + kl - i);
-                    let len = last_col - k;
-                    for t in 0..len {
-                        self.a[ri + t] -= l * self.a[rk + t];
+                    let (lo, hi) = self.a.split_at_mut(ri);
+                    for (x, &u) in hi[..len].iter_mut().zip(&lo[rk..rk + len]) {
+                        *x -= l * u;
                     }
                 }
             }
@@ -125,9 +133,14 @@ impl BandedLu {
     }
 
     /// Solves `A x = b` in place with the factors of the last [`BandedLu::factorize`].
+    ///
+    /// Forward elimination column by column (the multipliers of column `k` kept contiguous by
+    /// the factorisation), then back substitution row by row (row `i`'s superdiagonals are contiguous);
+    /// every entry is updated by the same operations in the same order as entry by entry.
     pub fn solve_in_place(&self, b: &mut [f64]) {
         let (n, kl, w) = (self.n, self.kl, self.w);
         let reach = kl + self.ku;
+        let b = &mut b[..n];
         for k in 0..n {
             let p = self.piv[k];
             if p != k {
@@ -135,17 +148,22 @@ impl BandedLu {
             }
             let bk = b[k];
             if bk != 0.0 {
-                for i in k + 1..=(k + kl).min(n - 1) {
-                    b[i] -= self.a[i * w + k + kl - i] * bk;
+                let end = (k + kl).min(n - 1);
+                let lk = &self.l[k * kl..k * kl + (end - k)];
+                for (x, &l) in b[k + 1..=end].iter_mut().zip(lk) {
+                    *x -= l * bk;
                 }
             }
         }
         for i in (0..n).rev() {
-            let mut s = b[i];
-            for j in i + 1..=(i + reach).min(n - 1) {
-                s -= self.a[i * w + j + kl - i] * b[j];
+            let len = (i + reach).min(n - 1) - i;
+            let row = &self.a[i * w + kl..i * w + kl + 1 + len];
+            let (head, rest) = b.split_at_mut(i + 1);
+            let mut s = head[i];
+            for (&u, &x) in row[1..].iter().zip(&rest[..len]) {
+                s -= u * x;
             }
-            b[i] = s / self.a[i * w + kl];
+            head[i] = s / row[0];
         }
     }
 }
@@ -474,6 +492,93 @@ mod tests {
             .zip(&x_true)
             .fold(0.0f64, |m, (a, t)| m.max((a - t).abs()));
         assert!(err < 1e-10, "error {err:e}");
+    }
+
+    /// The slice-wise factorisation and solve give bit for bit the entry-by-entry elimination
+    /// and substitutions (LINPACK `dgbfa`, `dgbsl` order), with row interchanges and zero
+    /// right-hand-side entries.
+    #[test]
+    fn solve_is_entry_by_entry_to_the_bit() {
+        for (n, kl, ku) in [(1, 0, 0), (2, 1, 1), (7, 2, 1), (40, 3, 5), (63, 8, 8)] {
+            let mut band = BandedLu::new(n, kl, ku);
+            for i in 0..n {
+                for j in i.saturating_sub(kl)..(i + ku + 1).min(n) {
+                    let v =
+                        ((5 * i + 11 * j) as f64 * 0.61).sin() + if i == j { 0.05 } else { 0.0 };
+                    band.add(i, j, v);
+                }
+            }
+            let mut reference = band.clone();
+            band.factorize().unwrap();
+            // the factorisation entry by entry (LINPACK `dgbfa` order)
+            let (w, reach) = (band.w, kl + ku);
+            for k in 0..n {
+                let last_row = (k + kl).min(n - 1);
+                let mut p = k;
+                let mut best = reference.at(k, k).abs();
+                for i in k + 1..=last_row {
+                    if reference.at(i, k).abs() > best {
+                        best = reference.at(i, k).abs();
+                        p = i;
+                    }
+                }
+                reference.piv[k] = p;
+                let last_col = (k + reach).min(n - 1);
+                for j in k..=last_col {
+                    reference.a.swap(k * w + j + kl - k, p * w + j + kl - p);
+                }
+                let pivot = reference.at(k, k);
+                for i in k + 1..=last_row {
+                    let ik = i * w + k + kl - i;
+                    let l = reference.a[ik] / pivot;
+                    reference.a[ik] = l;
+                    if l != 0.0 {
+                        let (rk, ri) = (k * w + kl + 1, i * w + k + 1 + kl - i);
+                        for t in 0..last_col - k {
+                            reference.a[ri + t] -= l * reference.a[rk + t];
+                        }
+                    }
+                }
+            }
+            assert_eq!(band.piv, reference.piv);
+            let pivoted = band.piv.iter().enumerate().filter(|(k, p)| k != *p).count();
+            assert!(n < 7 || pivoted > 0, "no row interchange tested");
+            for (x, y) in band.a.iter().zip(&reference.a) {
+                assert_eq!(x.to_bits(), y.to_bits(), "n = {n}, kl = {kl}, ku = {ku}");
+            }
+            let b: Vec<f64> = (0..n)
+                .map(|i| {
+                    if i % 4 == 1 {
+                        0.0
+                    } else {
+                        (i as f64 * 0.7).cos()
+                    }
+                })
+                .collect();
+            let mut fast = b.clone();
+            band.solve_in_place(&mut fast);
+            let mut slow = b;
+            for k in 0..n {
+                let p = band.piv[k];
+                slow.swap(k, p);
+                let bk = slow[k];
+                if bk != 0.0 {
+                    for i in k + 1..=(k + kl).min(n - 1) {
+                        slow[i] -= band.a[i * w + k + kl - i] * bk;
+                    }
+                }
+            }
+            for i in (0..n).rev() {
+                let mut s = slow[i];
+                for j in i + 1..=(i + reach).min(n - 1) {
+                    s -= band.a[i * w + j + kl - i] * slow[j];
+                }
+                slow[i] = s / band.a[i * w + kl];
+            }
+            for (x, y) in fast.iter().zip(&slow) {
+                assert_eq!(x.to_bits(), y.to_bits(), "n = {n}, kl = {kl}, ku = {ku}");
+            }
+        }
     }
 
     #[test]

@@ -52,10 +52,24 @@ pub struct GroupMeasure {
 }
 
 /// Measures of a residual, per equation group (see the module docs).
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Debug, Default, PartialEq)]
 pub struct Measures {
     /// One entry per group.
     pub groups: Vec<GroupMeasure>,
+}
+
+impl Clone for Measures {
+    fn clone(&self) -> Self {
+        Self {
+            groups: self.groups.clone(),
+        }
+    }
+
+    /// Copies into the existing storage (the driver keeps the measures of a step's start
+    /// every iteration: no allocation).
+    fn clone_from(&mut self, source: &Self) {
+        self.groups.clone_from(&source.groups);
+    }
 }
 
 /// `a / s` with `0 / 0 = 0` and `a / 0 = ∞` for `a > 0`.
