@@ -164,22 +164,26 @@ impl<'s, S: ConstrainedSystem + ?Sized> CondensedElement<'s, S> {
                         self.sys.k_pattern()
                     };
                     // positions and directors are known to ε times the largest of their kind
+                    // (frames of 12: 3 position, 9 director coordinates)
                     let (mut xp, mut xd) = (0.0f64, 0.0f64);
-                    for (j, v) in qh.iter().enumerate() {
-                        if j % 12 < 3 {
-                            xp = xp.max(v.abs());
-                        } else {
-                            xd = xd.max(v.abs());
-                        }
+                    for frame in qh.chunks(12) {
+                        let (pos, dir) = frame.split_at(frame.len().min(3));
+                        xp = pos.iter().fold(xp, |m, v| m.max(v.abs()));
+                        xd = dir.iter().fold(xd, |m, v| m.max(v.abs()));
                     }
-                    let xq = |j: usize| if j % 12 < 3 { xp } else { xd };
+                    for frame in self.xcol.chunks_mut(12) {
+                        let (pos, dir) = frame.split_at_mut(frame.len().min(3));
+                        pos.fill(xp);
+                        dir.fill(xd);
+                    }
+                    let xq = &self.xcol;
                     self.kq.fill(0.0);
                     for (&(i, j), &v) in kpat.iter().zip(&self.ev.k[..nkp]) {
-                        self.kq[i] += v.abs() * xq(j);
+                        self.kq[i] += v.abs() * xq[j];
                     }
                     self.gvq.fill(0.0);
                     for (&(e, j), &v) in self.sys.g_pattern().iter().zip(&self.ev.gv) {
-                        self.gvq[e] += v.abs() * xq(j);
+                        self.gvq[e] += v.abs() * xq[j];
                     }
                     let sn: f64 = self.n_buf[1..].iter().map(|v| v.abs()).sum();
                     for k in 0..p {

@@ -344,6 +344,7 @@ impl<'s, S: ConstrainedSystem + ?Sized> CondensedElement<'s, S> {
             gq_mag: vec![0.0; nl],
             kq: vec![0.0; nq],
             gvq: vec![0.0; nl],
+            xcol: vec![0.0; nq],
             fields: vec![0.0; 2 * nq + nl],
             rgen: vec![0.0; nq],
             gq: vec![0.0; nl],

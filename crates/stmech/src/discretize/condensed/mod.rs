@@ -147,6 +147,8 @@ pub struct CondensedElement<'s, S: ConstrainedSystem + ?Sized> {
     /// Per point: `Σ_j |K_ij| |q_h,j|` and `Σ_j |∂(G q̇)/∂q_ej| |q_h,j|`.
     kq: Vec<f64>,
     gvq: Vec<f64>,
+    /// Per point: the largest `|q_h|` of the kind (position or director) of every coordinate.
+    xcol: Vec<f64>,
     fields: Vec<f64>,
     rgen: Vec<f64>,
     gq: Vec<f64>,

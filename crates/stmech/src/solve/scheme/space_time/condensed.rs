@@ -168,12 +168,12 @@ pub(super) fn run_condensed<S: ConstrainedSystem + ?Sized>(
                 ..cx
             };
             match solver.solve(&mut prob, &mut x, &element_newton, ecx) {
-                Ok(r) => {
+                Ok(mut r) => {
+                    report.add_work(&r);
                     // the block's history is its worst element's
                     if e == 0 || r.final_residual() > report.final_residual() {
-                        report.residuals.clone_from(&r.residuals);
+                        report.residuals = std::mem::take(&mut r.residuals);
                     }
-                    report.add_work(&r);
                 }
                 Err(err) => {
                     failure = Some(err);
