@@ -340,7 +340,6 @@ impl<'s, S: ConstrainedSystem + ?Sized> CondensedElement<'s, S> {
             mag: vec![0.0; p * (nq + nl)],
             phi: vec![0.0; p * (nq + nl)],
             groups,
-            rgen_mag: vec![0.0; nq],
             gq_mag: vec![0.0; nl],
             kq: vec![0.0; nq],
             gvq: vec![0.0; nl],

@@ -31,8 +31,8 @@ impl<S: ConstrainedSystem + ?Sized> NewtonSystem for ElementProblem2<'_, '_, S> 
     }
 
     fn assemble(&mut self, x: &[f64], r: &mut [f64], m: &mut [f64], jacobian: Option<&mut [f64]>) {
-        self.el.assemble(self.t0, self.q0, self.v0, x, r, jacobian);
-        m.copy_from_slice(self.el.magnitudes());
+        self.el
+            .assemble_measured(self.t0, self.q0, self.v0, x, r, m, jacobian);
     }
 
     fn want_floor(&mut self, on: bool) {
