@@ -50,6 +50,7 @@ use crate::model::{ConstrainedSystem, PointEval};
 
 mod assembly;
 mod build;
+pub use build::PARALLEL_SETUP_MIN;
 mod coefficients;
 mod layout;
 #[cfg(test)]

@@ -3,6 +3,7 @@
 
 use super::blocks::{BlockForm, BlockProblem, Petrov, Predictor};
 use super::{CHORD_CONTRACTION, CHORD_MIN_UNKNOWNS, FULL_FORM_MAX_UNKNOWNS, SpaceTimeParams};
+use crate::discretize::condensed::PARALLEL_SETUP_MIN;
 use crate::discretize::petrov_galerkin::SLOT_GROUPS;
 use crate::discretize::{CondensedElement, PetrovGalerkinBlock};
 use crate::error::SolveError;
@@ -74,14 +75,18 @@ pub(super) fn run_condensed<S: ConstrainedSystem + ?Sized>(
     let dt_node = h / p as f64;
     // the element, the symbolic analysis of its LU (beside the element's positions) and the
     // consistent initial multiplier, at once where rayon has threads for them
-    let ((mut el, lu), lam0) = rayon::join(
-        || {
-            CondensedElement::with_analysis(sys, p, h, params.quadrature(), |pattern| {
-                LinearSolver::for_pattern(pattern.clone())
-            })
-        },
-        || consistent_multiplier(sys, t_start, q0, v0),
-    );
+    // (small elements in turn: starting the pool's threads would cost more than it saves)
+    let element = || {
+        CondensedElement::with_analysis(sys, p, h, params.quadrature(), |pattern| {
+            LinearSolver::for_pattern(pattern.clone())
+        })
+    };
+    let multiplier = || consistent_multiplier(sys, t_start, q0, v0);
+    let ((mut el, lu), lam0) = if p * (nq + nl) >= PARALLEL_SETUP_MIN {
+        rayon::join(element, multiplier)
+    } else {
+        (element(), multiplier())
+    };
     let policy = if el.n_unknowns() >= CHORD_MIN_UNKNOWNS {
         Refactorization::Chord {
             contraction: CHORD_CONTRACTION,
