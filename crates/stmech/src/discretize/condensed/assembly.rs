@@ -6,9 +6,53 @@ use crate::discretize::strain_time::SlotTerms;
 use crate::model::ConstrainedSystem;
 use rayon::prelude::*;
 
+/// The rows of `G` in the element's order: row `e` holds the entries `ptr[e]..ptr[e + 1]`, the
+/// entry `t` at column `col[t]` with its value at `g[idx[t]]`.
+struct ConstraintRows<'a> {
+    ptr: &'a [usize],
+    idx: &'a [u32],
+    col: &'a [u32],
+}
+
+/// Adds `Gᵀλ_h` to `rgen` and writes `G q̇_h + ∂Φ/∂t` to `gq`, with the magnitudes of their
+/// terms (`Σ |t|`, `solve::newton::measure`) added to `rgen_mag` and written to `gq_mag`.
+/// (Slices as arguments: the compiler knows they do not overlap and keeps the row sums in
+/// registers.)
+fn constraint_terms(
+    rows: ConstraintRows<'_>,
+    g: &[f64],
+    phi_t: &[f64],
+    lh: &[f64],
+    qdot: &[f64],
+    (rgen, rgen_mag): (&mut [f64], &mut [f64]),
+    (gq, gq_mag): (&mut [f64], &mut [f64]),
+) {
+    for (e, ((o, om), (&pt, &le))) in gq
+        .iter_mut()
+        .zip(gq_mag.iter_mut())
+        .zip(phi_t.iter().zip(lh))
+        .enumerate()
+    {
+        let (mut s, mut a) = (pt, pt.abs());
+        let (t0, t1) = (rows.ptr[e], rows.ptr[e + 1]);
+        for (&gi, &j) in rows.idx[t0..t1].iter().zip(&rows.col[t0..t1]) {
+            let (gv, j) = (g[gi as usize], j as usize);
+            let f = gv * le;
+            rgen[j] += f;
+            rgen_mag[j] += f.abs();
+            let c = gv * qdot[j];
+            s += c;
+            a += c.abs();
+        }
+        *o = s;
+        *om = a;
+    }
+}
+
 impl<'s, S: ConstrainedSystem + ?Sized> CondensedElement<'s, S> {
     /// Residual `r` at the unknowns `x` of the element starting at `t0` from `(q0, v0)` and, if
-    /// `values` is given, the Jacobian values in pattern order.
+    /// `values` is given, the Jacobian values in pattern order; the magnitudes of its terms are
+    /// kept ([`magnitudes`](Self::magnitudes)).
     pub fn assemble(
         &mut self,
         t0: f64,
@@ -16,6 +60,24 @@ impl<'s, S: ConstrainedSystem + ?Sized> CondensedElement<'s, S> {
         v0: &[f64],
         x: &[f64],
         r: &mut [f64],
+        values: Option<&mut [f64]>,
+    ) {
+        let mut mag = std::mem::take(&mut self.mag);
+        self.assemble_measured(t0, q0, v0, x, r, &mut mag, values);
+        self.mag = mag;
+    }
+
+    /// [`assemble`](Self::assemble) with the magnitudes of the residual's terms written to `m`
+    /// (`m_i = Σ_t |t_i|`, `solve::newton::measure`) instead of kept.
+    #[allow(clippy::too_many_arguments)]
+    pub fn assemble_measured(
+        &mut self,
+        t0: f64,
+        q0: &[f64],
+        v0: &[f64],
+        x: &[f64],
+        r: &mut [f64],
+        m: &mut [f64],
         mut values: Option<&mut [f64]>,
     ) {
         let (p, nq, nl, h) = (self.p, self.nq, self.nl, self.h);
@@ -123,27 +185,30 @@ impl<'s, S: ConstrainedSystem + ?Sized> CondensedElement<'s, S> {
                 for (o, &f) in self.rgen.iter_mut().zip(&self.ev.force) {
                     *o = -f;
                 }
-                self.rgen_mag.copy_from_slice(&self.ev.force_mag);
-                for e in 0..nl {
-                    let (mut s, le) = (self.ev.phi_t[e], lh[e]);
-                    let mut a = s.abs();
-                    for t in self.g_ptr[e]..self.g_ptr[e + 1] {
-                        let (gv, j) = (self.ev.g[self.g_idx[t] as usize], self.g_col[t] as usize);
-                        self.rgen[j] += gv * le;
-                        self.rgen_mag[j] += (gv * le).abs();
-                        s += gv * qdot[j];
-                        a += (gv * qdot[j]).abs();
-                    }
-                    self.gq[e] = s;
-                    self.gq_mag[e] = a;
-                }
+                // (the magnitudes of `Gᵀλ_h − f` accumulate on those of `f`, in place)
+                constraint_terms(
+                    ConstraintRows {
+                        ptr: &self.g_ptr,
+                        idx: &self.g_idx,
+                        col: &self.g_col,
+                    },
+                    &self.ev.g,
+                    &self.ev.phi_t,
+                    lh,
+                    qdot,
+                    (&mut self.rgen, &mut self.ev.force_mag),
+                    (&mut self.gq, &mut self.gq_mag),
+                );
                 for k in 0..p {
                     let wk = w * self.psi[k];
                     let aw = wk.abs();
                     for (o, &v) in self.rq[k * nq..(k + 1) * nq].iter_mut().zip(&self.rgen) {
                         *o += wk * v;
                     }
-                    for (o, &v) in self.mq[k * nq..(k + 1) * nq].iter_mut().zip(&self.rgen_mag) {
+                    for (o, &v) in self.mq[k * nq..(k + 1) * nq]
+                        .iter_mut()
+                        .zip(&self.ev.force_mag)
+                    {
                         *o += aw * v;
                     }
                     for (o, &v) in self.rl[k * nl..(k + 1) * nl].iter_mut().zip(&self.gq) {
@@ -164,22 +229,26 @@ impl<'s, S: ConstrainedSystem + ?Sized> CondensedElement<'s, S> {
                         self.sys.k_pattern()
                     };
                     // positions and directors are known to ε times the largest of their kind
+                    // (frames of 12: 3 position, 9 director coordinates)
                     let (mut xp, mut xd) = (0.0f64, 0.0f64);
-                    for (j, v) in qh.iter().enumerate() {
-                        if j % 12 < 3 {
-                            xp = xp.max(v.abs());
-                        } else {
-                            xd = xd.max(v.abs());
-                        }
+                    for frame in qh.chunks(12) {
+                        let (pos, dir) = frame.split_at(frame.len().min(3));
+                        xp = pos.iter().fold(xp, |m, v| m.max(v.abs()));
+                        xd = dir.iter().fold(xd, |m, v| m.max(v.abs()));
                     }
-                    let xq = |j: usize| if j % 12 < 3 { xp } else { xd };
+                    for frame in self.xcol.chunks_mut(12) {
+                        let (pos, dir) = frame.split_at_mut(frame.len().min(3));
+                        pos.fill(xp);
+                        dir.fill(xd);
+                    }
+                    let xq = &self.xcol;
                     self.kq.fill(0.0);
                     for (&(i, j), &v) in kpat.iter().zip(&self.ev.k[..nkp]) {
-                        self.kq[i] += v.abs() * xq(j);
+                        self.kq[i] += v.abs() * xq[j];
                     }
                     self.gvq.fill(0.0);
                     for (&(e, j), &v) in self.sys.g_pattern().iter().zip(&self.ev.gv) {
-                        self.gvq[e] += v.abs() * xq(j);
+                        self.gvq[e] += v.abs() * xq[j];
                     }
                     let sn: f64 = self.n_buf[1..].iter().map(|v| v.abs()).sum();
                     for k in 0..p {
@@ -232,10 +301,10 @@ impl<'s, S: ConstrainedSystem + ?Sized> CondensedElement<'s, S> {
             r[c as usize] = v;
         }
         for (&c, &v) in self.q_col.iter().zip(&self.mq) {
-            self.mag[c as usize] = v;
+            m[c as usize] = v;
         }
         for (&c, &v) in self.l_col.iter().zip(&self.ml) {
-            self.mag[c as usize] = v;
+            m[c as usize] = v;
         }
         if floor {
             for (&c, &v) in self.q_col.iter().zip(&self.phq) {
@@ -305,16 +374,34 @@ impl<'s, S: ConstrainedSystem + ?Sized> CondensedElement<'s, S> {
                             }
                         }
                     }
+                    // the scale of every local coordinate (once per slot, not per entry)
+                    let mut xl = [0.0f64; 64];
+                    let xl = if nl <= xl.len() {
+                        for (o, &j) in xl.iter_mut().zip(&slot.indices) {
+                            *o = if j % 12 < 3 { xp } else { xd };
+                        }
+                        Some(&xl[..nl])
+                    } else {
+                        None
+                    };
                     for k in 0..p {
                         for b in 1..np {
                             let blk =
                                 &terms.tangent[(k * p + b - 1) * nl * nl..(k * p + b) * nl * nl];
                             for (row, &i) in slot.indices.iter().enumerate() {
                                 let mut s = 0.0;
-                                for (&t, &j) in
-                                    blk[row * nl..(row + 1) * nl].iter().zip(&slot.indices)
-                                {
-                                    s += t.abs() * if j % 12 < 3 { xp } else { xd };
+                                let trow = &blk[row * nl..(row + 1) * nl];
+                                match xl {
+                                    Some(xl) => {
+                                        for (&t, &x) in trow.iter().zip(xl) {
+                                            s += t.abs() * x;
+                                        }
+                                    }
+                                    None => {
+                                        for (&t, &j) in trow.iter().zip(&slot.indices) {
+                                            s += t.abs() * if j % 12 < 3 { xp } else { xd };
+                                        }
+                                    }
                                 }
                                 phq[k * nq + i] += s;
                             }

@@ -8,6 +8,10 @@ use crate::discretize::pattern::{CscPattern, reverse_cuthill_mckee};
 use crate::discretize::strain_time::StrainTime;
 use crate::model::ConstrainedSystem;
 
+/// Unknowns of an element from which its setup runs its two halves on two threads
+/// ([`CondensedElement::with_analysis`]).
+pub const PARALLEL_SETUP_MIN: usize = 200;
+
 impl<'s, S: ConstrainedSystem + ?Sized> CondensedElement<'s, S> {
     /// Builds the element of order `order` and length `h` with `quad_points` Gauss points per
     /// (sub-)interval.
@@ -20,7 +24,9 @@ impl<'s, S: ConstrainedSystem + ?Sized> CondensedElement<'s, S> {
 
     /// [`new`](Self::new), and `analyse` run on the element's pattern (the symbolic analysis
     /// of its sparse LU) while the positions of the contributions are computed (`rayon::join`:
-    /// on another thread if the pool has one; the results do not depend on it).
+    /// on another thread if the pool has one; the results do not depend on it). Elements of
+    /// fewer than [`PARALLEL_SETUP_MIN`] unknowns do both in turn (starting the pool's
+    /// threads would cost more than it saves).
     ///
     /// # Panics
     /// As [`new`](Self::new).
@@ -249,7 +255,11 @@ impl<'s, S: ConstrainedSystem + ?Sized> CondensedElement<'s, S> {
             (pos_k, pos_g, pos_gt, base_values, strain_pos)
         };
         let (analysis, (pos_k, pos_g, pos_gt, base_values, strain_pos)) =
-            rayon::join(|| analyse(&lay.full), positions);
+            if lay.full.n >= PARALLEL_SETUP_MIN {
+                rayon::join(|| analyse(&lay.full), positions)
+            } else {
+                (analyse(&lay.full), positions())
+            };
         let strain = strain_pos.map(|(pos_offset, pos)| {
             let n_loc = slots.iter().map(|s| s.element.n_loc()).max().unwrap_or(0);
             let st = StrainTime::new(p, n_loc);
@@ -340,10 +350,10 @@ impl<'s, S: ConstrainedSystem + ?Sized> CondensedElement<'s, S> {
             mag: vec![0.0; p * (nq + nl)],
             phi: vec![0.0; p * (nq + nl)],
             groups,
-            rgen_mag: vec![0.0; nq],
             gq_mag: vec![0.0; nl],
             kq: vec![0.0; nq],
             gvq: vec![0.0; nl],
+            xcol: vec![0.0; nq],
             fields: vec![0.0; 2 * nq + nl],
             rgen: vec![0.0; nq],
             gq: vec![0.0; nl],

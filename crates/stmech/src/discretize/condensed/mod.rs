@@ -50,6 +50,7 @@ use crate::model::{ConstrainedSystem, PointEval};
 
 mod assembly;
 mod build;
+pub use build::PARALLEL_SETUP_MIN;
 mod coefficients;
 mod layout;
 #[cfg(test)]
@@ -142,11 +143,12 @@ pub struct CondensedElement<'s, S: ConstrainedSystem + ?Sized> {
     phi: Vec<f64>,
     /// Equation group of every row (`discretize::petrov_galerkin::slot_groups`' numbers).
     groups: Vec<u8>,
-    rgen_mag: Vec<f64>,
     gq_mag: Vec<f64>,
     /// Per point: `Σ_j |K_ij| |q_h,j|` and `Σ_j |∂(G q̇)/∂q_ej| |q_h,j|`.
     kq: Vec<f64>,
     gvq: Vec<f64>,
+    /// Per point: the largest `|q_h|` of the kind (position or director) of every coordinate.
+    xcol: Vec<f64>,
     fields: Vec<f64>,
     rgen: Vec<f64>,
     gq: Vec<f64>,
@@ -280,7 +282,9 @@ impl<'s, S: ConstrainedSystem + ?Sized> CondensedElement<'s, S> {
         dp <= tol * xp && dd <= tol * xd
     }
 
-    /// Magnitudes of the terms of the last residual (`solve::newton::measure`).
+    /// Magnitudes of the terms of the last residual of [`assemble`](Self::assemble)
+    /// (`solve::newton::measure`; [`assemble_measured`](Self::assemble_measured) writes them to
+    /// its caller instead).
     pub fn magnitudes(&self) -> &[f64] {
         &self.mag
     }

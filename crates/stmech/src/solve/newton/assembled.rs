@@ -66,13 +66,23 @@ pub fn group_floor(
         *s = s.max(xj.abs());
     }
     out.fill(0.0);
+    let n = pattern.n;
     for (j, &g) in groups.iter().enumerate() {
         let xj = scratch[g as usize];
         if xj == 0.0 {
             continue;
         }
-        for k in pattern.col_ptr[j]..pattern.col_ptr[j + 1] {
-            out[pattern.row_idx[k]] += values[k].abs() * xj;
+        let (a, b) = (pattern.col_ptr[j], pattern.col_ptr[j + 1]);
+        let vals = &values[a..b];
+        if b - a == n {
+            // a full column (rows sorted and distinct: 0..n): the same sums, vectorised
+            for (o, &v) in out[..n].iter_mut().zip(vals) {
+                *o += v.abs() * xj;
+            }
+        } else {
+            for (&i, &v) in pattern.row_idx[a..b].iter().zip(vals) {
+                out[i] += v.abs() * xj;
+            }
         }
     }
 }
@@ -117,6 +127,12 @@ pub struct NewtonSolver {
     has_floor: bool,
     /// Relative residual of the last evaluation of this solve (∞ at its start).
     last_relative: f64,
+    /// The last solve converged with one correction: this one is expected to as well, and
+    /// checks the residual after its first correction alone (see
+    /// [`NewtonProblem::jacobian_with_residual`] below).
+    one_step: bool,
+    /// Corrections of this solve so far.
+    corrections: usize,
     buf: DriverBuffers,
 }
 
@@ -142,6 +158,8 @@ impl NewtonSolver {
             stale: false,
             has_floor: false,
             last_relative: f64::INFINITY,
+            one_step: false,
+            corrections: 0,
             buf: DriverBuffers::default(),
         }
     }
@@ -166,10 +184,14 @@ impl NewtonSolver {
     ) -> Result<NewtonReport, SolveError> {
         let policy = self.policy;
         self.last_relative = f64::INFINITY;
+        self.corrections = 0;
         let mut buf = std::mem::take(&mut self.buf);
         let mut prob = Assembled { sys, s: self };
         let res = drive(&mut prob, x, params, policy, &mut buf);
         self.buf = buf;
+        // (chord steps check every residual alone already)
+        self.one_step = matches!(policy, Refactorization::EveryIteration)
+            && matches!(&res, Ok(rep) if rep.iterations == 1);
         res.map_err(|e| e.into_solve_error(cx, |_, never| match never {}))
     }
 }
@@ -192,8 +214,13 @@ impl<S: NewtonSystem + ?Sized> NewtonProblem for Assembled<'_, S> {
     ) -> Result<(), Self::Error> {
         let s = &mut *self.s;
         let t = Instant::now();
-        // the floor basis is formed near convergence (and once at first); kept otherwise
-        let floor = jacobian && (!s.has_floor || s.last_relative <= FLOOR_NEAR);
+        // the floor basis is formed near convergence (and once at first); kept otherwise. A
+        // solve expected to converge with one correction forms it at its start: its last
+        // evaluation is then the residual alone (`jacobian_with_residual`)
+        let floor = jacobian
+            && (!s.has_floor
+                || s.last_relative <= FLOOR_NEAR
+                || (s.one_step && s.corrections == 0));
         self.sys.want_floor(floor);
         self.sys
             .assemble(x, &mut s.r, &mut s.m, jacobian.then_some(&mut s.values[..]));
@@ -238,6 +265,7 @@ impl<S: NewtonSystem + ?Sized> NewtonProblem for Assembled<'_, S> {
         dx.copy_from_slice(&s.r);
         s.lu.solve_in_place(dx);
         rep.solve_seconds += t.elapsed().as_secs_f64();
+        s.corrections += 1;
         Ok(())
     }
 
@@ -261,9 +289,12 @@ impl<S: NewtonSystem + ?Sized> NewtonProblem for Assembled<'_, S> {
         self.sys.correction_at_round_off(x, dx)
     }
 
-    /// The residual alone where the quadratic model predicts convergence: the Jacobian (its
-    /// scatter and its floor basis) of a converged iterate would never be used.
+    /// The residual alone where the quadratic model predicts convergence, or after the first
+    /// correction of a solve whose predecessor converged with one (the element-wise time
+    /// blocks from an extrapolated start): the Jacobian (its scatter and its floor basis) of a
+    /// converged iterate would never be used. A wrong prediction costs one residual
+    /// evaluation (`NewtonReport::residual_checks`) and ends the one-step expectation.
     fn jacobian_with_residual(&self, predicted: bool) -> bool {
-        !predicted
+        !(predicted || (self.s.one_step && self.s.corrections == 1))
     }
 }

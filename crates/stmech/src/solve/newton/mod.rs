@@ -156,7 +156,9 @@ pub struct DriverBuffers {
 
 /// How the last correction ended, for the round-off safety net.
 struct Step {
-    at_round_off: bool,
+    /// The iterate was reached by the correction `buf.dx` (whether that correction is at
+    /// the round-off level is asked only when the safety net needs it).
+    corrected: bool,
 }
 
 /// Runs Newton on `prob` from `x` (updated in place).
@@ -185,7 +187,14 @@ fn predicted(rep: &NewtonReport, tol: f64) -> bool {
 }
 
 /// Records the measures of the current iterate; returns whether to stop (converged).
-fn accept(rep: &mut NewtonReport, m: &Measures, tol: f64, last: &Step) -> bool {
+/// `at_round_off` says whether the correction that led here is at the round-off level of the
+/// coordinates ([`NewtonProblem::correction_at_round_off`]; asked only for the safety net).
+fn accept(
+    rep: &mut NewtonReport,
+    m: &Measures,
+    tol: f64,
+    at_round_off: impl FnOnce() -> bool,
+) -> bool {
     let e = m.relative_excess();
     rep.final_relative = m.relative();
     rep.residuals.push(e);
@@ -204,7 +213,7 @@ fn accept(rep: &mut NewtonReport, m: &Measures, tol: f64, last: &Step) -> bool {
     let k = rep.residuals.len();
     // a NaN residual counts as stagnating
     let stagnating = k >= 2 && (e >= 0.5 * rep.residuals[k - 2] || e.is_nan());
-    if last.at_round_off && stagnating && e.is_finite() {
+    if stagnating && e.is_finite() && at_round_off() {
         rep.at_floor = true;
         return true;
     }
@@ -312,9 +321,7 @@ fn newton_raphson<P: NewtonProblem + ?Sized>(
     if !finite(&buf.meas) {
         return Err(NewtonError::NonFinite { iteration: 0 });
     }
-    let mut last = Step {
-        at_round_off: false,
-    };
+    let mut last = Step { corrected: false };
     // the length of the last step, if it is to be judged (it started above the floor)
     let mut judged: Option<f64> = None;
     // the watchdog: plain Newton while it improves on its best iterate (relative residual with
@@ -326,7 +333,8 @@ fn newton_raphson<P: NewtonProblem + ?Sized>(
     let mut since_best = 0usize;
     buf.dxbar.resize(x.len(), 0.0);
     loop {
-        if accept(&mut rep, &buf.meas, tol, &last) {
+        let at_round_off = || last.corrected && prob.correction_at_round_off(x, &buf.dx);
+        if accept(&mut rep, &buf.meas, tol, at_round_off) {
             return Ok(rep);
         }
         if rep.iterations >= params.max_iterations {
@@ -356,7 +364,7 @@ fn newton_raphson<P: NewtonProblem + ?Sized>(
                     eval_at(prob, x, true, &mut buf.meas, &mut rep)?;
                     jac = true;
                     judged = None;
-                    last.at_round_off = false;
+                    last.corrected = false;
                     continue;
                 }
             }
@@ -389,22 +397,22 @@ fn newton_raphson<P: NewtonProblem + ?Sized>(
                 jac = true;
                 let a = take_step(prob, x, 0.5 * alpha, jac, &mut rep, buf)?;
                 judged = Some(a);
-                last.at_round_off = false;
+                last.corrected = false;
                 continue;
             }
         }
         std::mem::swap(&mut buf.dx, &mut buf.dxbar);
         buf.from.copy_from_slice(x);
         buf.at_from.clone_from(&buf.meas);
-        let above_floor = rep.final_residual() > tol;
-        if guarded && above_floor {
-            // the scales of a step that is to be judged (the only use)
+        // (the scales only serve to judge the step: under the watchdog's guard)
+        let judge = guarded && rep.final_residual() > tol;
+        if judge {
             unknown_scales(prob.unknown_groups(), &buf.from, &buf.dx, &mut buf.xscale);
         }
         jac = prob.jacobian_with_residual(predicted(&rep, tol));
         let a = take_step(prob, x, 1.0, jac, &mut rep, buf)?;
-        judged = (guarded && above_floor).then_some(a);
-        last.at_round_off = prob.correction_at_round_off(x, &buf.dx);
+        judged = judge.then_some(a);
+        last.corrected = true;
     }
 }
 
@@ -422,9 +430,7 @@ fn chord<P: NewtonProblem + ?Sized>(
     let mut refactor = !prob.has_linearization();
     // the linearisation was made at the iterate of the last step
     let mut fresh = false;
-    let mut last = Step {
-        at_round_off: false,
-    };
+    let mut last = Step { corrected: false };
     // whether `buf.meas` already holds the residual at `x` (from the line search)
     let mut have = false;
     loop {
@@ -437,7 +443,8 @@ fn chord<P: NewtonProblem + ?Sized>(
                 iteration: rep.iterations,
             });
         }
-        if accept(&mut rep, &buf.meas, tol, &last) {
+        let at_round_off = || last.corrected && prob.correction_at_round_off(x, &buf.dx);
+        if accept(&mut rep, &buf.meas, tol, at_round_off) {
             return Ok(rep);
         }
         // progress with the scales of the step's start (relative residuals with the scales of
@@ -483,7 +490,7 @@ fn chord<P: NewtonProblem + ?Sized>(
             prob.update(x, &buf.from, &buf.dx, 1.0);
         }
         rep.iterations += 1;
-        last.at_round_off = prob.correction_at_round_off(x, &buf.dx);
+        last.corrected = true;
     }
 }
 

@@ -3,6 +3,7 @@
 
 use super::blocks::{BlockForm, BlockProblem, Petrov, Predictor};
 use super::{CHORD_CONTRACTION, CHORD_MIN_UNKNOWNS, FULL_FORM_MAX_UNKNOWNS, SpaceTimeParams};
+use crate::discretize::condensed::PARALLEL_SETUP_MIN;
 use crate::discretize::petrov_galerkin::SLOT_GROUPS;
 use crate::discretize::{CondensedElement, PetrovGalerkinBlock};
 use crate::error::SolveError;
@@ -31,8 +32,8 @@ impl<S: ConstrainedSystem + ?Sized> NewtonSystem for ElementProblem2<'_, '_, S> 
     }
 
     fn assemble(&mut self, x: &[f64], r: &mut [f64], m: &mut [f64], jacobian: Option<&mut [f64]>) {
-        self.el.assemble(self.t0, self.q0, self.v0, x, r, jacobian);
-        m.copy_from_slice(self.el.magnitudes());
+        self.el
+            .assemble_measured(self.t0, self.q0, self.v0, x, r, m, jacobian);
     }
 
     fn want_floor(&mut self, on: bool) {
@@ -74,14 +75,18 @@ pub(super) fn run_condensed<S: ConstrainedSystem + ?Sized>(
     let dt_node = h / p as f64;
     // the element, the symbolic analysis of its LU (beside the element's positions) and the
     // consistent initial multiplier, at once where rayon has threads for them
-    let ((mut el, lu), lam0) = rayon::join(
-        || {
-            CondensedElement::with_analysis(sys, p, h, params.quadrature(), |pattern| {
-                LinearSolver::for_pattern(pattern.clone())
-            })
-        },
-        || consistent_multiplier(sys, t_start, q0, v0),
-    );
+    // (small elements in turn: starting the pool's threads would cost more than it saves)
+    let element = || {
+        CondensedElement::with_analysis(sys, p, h, params.quadrature(), |pattern| {
+            LinearSolver::for_pattern(pattern.clone())
+        })
+    };
+    let multiplier = || consistent_multiplier(sys, t_start, q0, v0);
+    let ((mut el, lu), lam0) = if p * (nq + nl) >= PARALLEL_SETUP_MIN {
+        rayon::join(element, multiplier)
+    } else {
+        (element(), multiplier())
+    };
     let policy = if el.n_unknowns() >= CHORD_MIN_UNKNOWNS {
         Refactorization::Chord {
             contraction: CHORD_CONTRACTION,
@@ -168,12 +173,12 @@ pub(super) fn run_condensed<S: ConstrainedSystem + ?Sized>(
                 ..cx
             };
             match solver.solve(&mut prob, &mut x, &element_newton, ecx) {
-                Ok(r) => {
+                Ok(mut r) => {
+                    report.add_work(&r);
                     // the block's history is its worst element's
                     if e == 0 || r.final_residual() > report.final_residual() {
-                        report.residuals.clone_from(&r.residuals);
+                        report.residuals = std::mem::take(&mut r.residuals);
                     }
-                    report.add_work(&r);
                 }
                 Err(err) => {
                     failure = Some(err);
