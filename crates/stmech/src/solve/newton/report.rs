@@ -48,7 +48,9 @@ impl NewtonReport {
         self.residuals.last().copied().unwrap_or(f64::NAN)
     }
 
-    /// Adds the work of `other` (iterations, factorisations, times, flags) to this report.
+    /// Adds the work of `other` (iterations, factorisations, times, flags) to this report; its
+    /// final relative residual and floor are the largest of the two (a block's measures are
+    /// the maxima of its elements').
     pub fn add_work(&mut self, other: &NewtonReport) {
         self.iterations += other.iterations;
         self.factorizations += other.factorizations;
@@ -59,6 +61,7 @@ impl NewtonReport {
         self.residual_checks += other.residual_checks;
         self.at_floor |= other.at_floor;
         self.residual_floor = self.residual_floor.max(other.residual_floor);
+        self.final_relative = self.final_relative.max(other.final_relative);
     }
 
     /// Runs the numeric factorisation `factorize`, counting it and its time (a helper for
@@ -230,5 +233,31 @@ impl NewtonFailure {
             .fold(0.0f64, f64::max)
             .max(self.floor);
         10f64.powf(top.log10().ceil()).min(MAX_TOLERANCE)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::NewtonReport;
+
+    /// A block's report adds its elements' work and keeps the largest final residual and
+    /// floor (a condensed run's block reports wrote `final_relative: 0` before).
+    #[test]
+    fn add_work_sums_the_work_and_keeps_the_largest_measures() {
+        let element = |iterations, final_relative, residual_floor| NewtonReport {
+            iterations,
+            factorizations: 1,
+            residuals: vec![1.0, final_relative],
+            final_relative,
+            residual_floor,
+            ..NewtonReport::default()
+        };
+        let mut block = NewtonReport::default();
+        for r in [element(2, 3e-12, 1e-15), element(1, 7e-11, 4e-16)] {
+            block.add_work(&r);
+        }
+        assert_eq!((block.iterations, block.factorizations), (3, 2));
+        assert_eq!(block.final_relative, 7e-11);
+        assert_eq!(block.residual_floor, 1e-15);
     }
 }
