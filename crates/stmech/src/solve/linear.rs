@@ -454,6 +454,15 @@ mod tests {
         assert!((b[0] - 1.0).abs() < 1e-14 && (b[1] - 1.0).abs() < 1e-14);
     }
 
+    /// The pattern of `entries` and deterministic values of both signs in pattern order.
+    fn with_values(n: usize, entries: &[(usize, usize)]) -> (CscPattern, Vec<f64>) {
+        let pat = CscPattern::from_entries(n, || entries.iter().copied());
+        let vals = (0..pat.nnz())
+            .map(|k| ((k * 37 % 11) as f64) - 4.5 + 0.01 * k as f64)
+            .collect();
+        (pat, vals)
+    }
+
     /// A non-symmetric pattern of `n` unknowns with a zero-free diagonal and scattered
     /// entries (no band ordering), values in pattern order.
     fn scattered(n: usize) -> (CscPattern, Vec<f64>) {
@@ -464,11 +473,7 @@ mod tests {
                     .map(move |r| (r, c))
             })
             .collect();
-        let pat = CscPattern::from_entries(n, || entries.iter().copied());
-        let vals = (0..pat.nnz())
-            .map(|k| ((k * 37 % 11) as f64) - 4.5 + 0.01 * k as f64)
-            .collect();
-        (pat, vals)
+        with_values(n, &entries)
     }
 
     /// A block band: `nb` blocks of `b` unknowns, each coupled densely to itself and its two
@@ -481,11 +486,7 @@ mod tests {
                 (blk.saturating_sub(1) * b..((blk + 2) * b).min(n)).map(move |r| (r, c))
             })
             .collect();
-        let pat = CscPattern::from_entries(n, || entries.iter().copied());
-        let vals = (0..pat.nnz())
-            .map(|k| ((k * 37 % 11) as f64) - 4.5 + 0.01 * k as f64)
-            .collect();
-        (pat, vals)
+        with_values(n, &entries)
     }
 
     /// Reference: faer's own symbolic and numeric supernodal LU (its COLAMD ordering).

@@ -51,6 +51,31 @@ pub struct GroupMeasure {
     pub excess: f64,
 }
 
+impl GroupMeasure {
+    /// Takes row `(r_i, m_i, φ_i)` into the maxima, without NaN branches (`x > acc` keeps
+    /// `acc` for a NaN `x`, as `f64::max` does; `acc` is never NaN); `true` if `|r_i|` is NaN
+    /// (the caller then adds the rows through [`Measures::add_row`], which propagates it).
+    #[inline]
+    fn absorb(&mut self, ri: f64, mi: f64, pi: f64) -> bool {
+        let a = ri.abs();
+        let fl = FLOOR_FACTOR * f64::EPSILON * (pi + mi);
+        if a > self.residual {
+            self.residual = a;
+        }
+        if mi > self.scale {
+            self.scale = mi;
+        }
+        if fl > self.floor {
+            self.floor = fl;
+        }
+        let ex = a - fl;
+        if ex > self.excess {
+            self.excess = ex;
+        }
+        a.is_nan()
+    }
+}
+
 /// Measures of a residual, per equation group (see the module docs).
 #[derive(Debug, Default, PartialEq)]
 pub struct Measures {
@@ -126,24 +151,8 @@ impl Measures {
         }
         let mut gm = before;
         let mut nan = false;
-        // `x > acc` keeps `acc` for a NaN `x`, as `f64::max` does; `acc` is never NaN
         for (ri, mi, pi) in rows.clone() {
-            let a = ri.abs();
-            nan |= a.is_nan();
-            let fl = FLOOR_FACTOR * f64::EPSILON * (pi + mi);
-            if a > gm.residual {
-                gm.residual = a;
-            }
-            if mi > gm.scale {
-                gm.scale = mi;
-            }
-            if fl > gm.floor {
-                gm.floor = fl;
-            }
-            let ex = a - fl;
-            if ex > gm.excess {
-                gm.excess = ex;
-            }
+            nan |= gm.absorb(ri, mi, pi);
         }
         if nan {
             for (ri, mi, pi) in rows {
@@ -191,25 +200,8 @@ impl Measures {
         let gs = &mut self.groups[..];
         let mut nan = false;
         {
-            // `x > acc` keeps `acc` for a NaN `x`, as `f64::max` does; `acc` is never NaN
             let mut row = |g: u8, ri: f64, mi: f64, pi: f64| {
-                let a = ri.abs();
-                nan |= a.is_nan();
-                let fl = FLOOR_FACTOR * f64::EPSILON * (pi + mi);
-                let gm = &mut gs[g as usize];
-                if a > gm.residual {
-                    gm.residual = a;
-                }
-                if mi > gm.scale {
-                    gm.scale = mi;
-                }
-                if fl > gm.floor {
-                    gm.floor = fl;
-                }
-                let ex = a - fl;
-                if ex > gm.excess {
-                    gm.excess = ex;
-                }
+                nan |= gs[g as usize].absorb(ri, mi, pi);
             };
             match phi {
                 Some(phi) => {
